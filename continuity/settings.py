@@ -1,0 +1,155 @@
+"""Continuity settings: one module, configured by environment variables (see .env.example)."""
+
+import os
+from pathlib import Path
+
+from continuity import runtime
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VERSION = "0.1.0"
+
+RUNTIME = runtime.resolve(os.environ)
+CONTINUITY_PROFILE = RUNTIME.profile
+CONTINUITY_DATA_DIR = RUNTIME.data_dir
+CONTINUITY_DATA_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: str) -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+SECRET_KEY = runtime.secret_key(os.environ, CONTINUITY_DATA_DIR)
+DEBUG = env_bool("CONTINUITY_DEBUG", False)
+ALLOWED_HOSTS = env_list("CONTINUITY_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
+CSRF_TRUSTED_ORIGINS = env_list("CONTINUITY_CSRF_TRUSTED_ORIGINS", "")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "continuity",
+    "memories",
+    "capture",
+    "handoff",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "continuity.urls"
+ASGI_APPLICATION = "continuity.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": RUNTIME.database}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+if RUNTIME.cache_url:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": RUNTIME.cache_url,
+            "KEY_PREFIX": "continuity",
+        }
+    }
+else:
+    # Shared by the web process and the workers, unlike a per-process memory cache.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(CONTINUITY_DATA_DIR / "cache"),
+        }
+    }
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = os.environ.get("CONTINUITY_TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = CONTINUITY_DATA_DIR / "static"
+
+LOGIN_URL = "admin:login"
+
+# Session and CSRF cookies: HttpOnly, SameSite, and Secure whenever served over HTTPS.
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+SESSION_COOKIE_SECURE = env_bool("CONTINUITY_SECURE_COOKIES", False)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+# Celery: the embedded filesystem broker in the lite profile, Redis in the team profile.
+CELERY_BROKER_URL = RUNTIME.broker_url
+if RUNTIME.profile == "lite":
+    _broker_queue = RUNTIME.broker_folder / "queue"
+    _broker_processed = RUNTIME.broker_folder / "processed"
+    for _folder in (_broker_queue, _broker_processed, RUNTIME.broker_folder / "control"):
+        _folder.mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker_queue),
+        "data_folder_out": str(_broker_queue),
+        "processed_folder": str(_broker_processed),
+        "control_folder": str(RUNTIME.broker_folder / "control"),
+        "store_processed": False,
+        "polling_interval": 0.2,
+    }
+else:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 5, "socket_timeout": 10}
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = env_bool("CONTINUITY_CELERY_EAGER", False)
+CELERY_BEAT_SCHEDULE: dict = {}
+
+# Memory rules that operators may tune.
+CONTINUITY_MAX_CONTENT_CHARS = 4000
+CONTINUITY_TOKEN_DEFAULT_DAYS = int(os.environ.get("CONTINUITY_TOKEN_DEFAULT_DAYS", "90"))
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("CONTINUITY_LOG_LEVEL", "INFO")},
+}

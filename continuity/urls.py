@@ -1,0 +1,15 @@
+from django.contrib import admin
+from django.urls import path
+from django.views.generic import RedirectView
+
+from continuity.health import health
+
+admin.site.site_header = "Continuity"
+admin.site.site_title = "Continuity"
+admin.site.index_title = "Memory administration"
+
+urlpatterns = [
+    path("health", health, name="health"),
+    path("admin/", admin.site.urls),
+    path("", RedirectView.as_view(pattern_name="admin:index", permanent=False), name="home"),
+]

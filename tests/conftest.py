@@ -1,0 +1,58 @@
+"""Shared fixtures: the owner, a second owner, agent tokens and actors.
+
+The test database follows the environment: SQLite by default (a file, so threads and
+subprocesses share it), PostgreSQL when DATABASE_URL points at one (the team profile).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from continuity.actors import Actor
+from continuity.tokens import token_create
+
+ALL_AGENT_SCOPES = ["memories:read", "memories:write", "capture:write", "handoff"]
+
+
+@pytest.fixture
+def owner(django_user_model):
+    return django_user_model.objects.create_user(username="ada", password="correct horse battery")
+
+
+@pytest.fixture
+def other_owner(django_user_model):
+    return django_user_model.objects.create_user(username="grace", password="another long secret")
+
+
+@pytest.fixture
+def owner_actor(owner) -> Actor:
+    return Actor.owner(owner)
+
+
+@pytest.fixture
+def make_token(owner):
+    """Issue a token for `owner` (or another user): returns (token row, raw secret)."""
+
+    def make(agent_name="claude-code", scopes=None, user=None, **extra):
+        return token_create(
+            actor=Actor.owner(user or owner),
+            name=f"{agent_name} token",
+            agent_name=agent_name,
+            scopes=scopes or ALL_AGENT_SCOPES,
+            expires_in_days=extra.pop("expires_in_days", 30),
+            **extra,
+        )
+
+    return make
+
+
+@pytest.fixture
+def agent_actor(make_token) -> Actor:
+    token, _ = make_token("claude-code")
+    return Actor.agent(token)
+
+
+@pytest.fixture
+def other_agent_actor(make_token) -> Actor:
+    token, _ = make_token("codex")
+    return Actor.agent(token)
