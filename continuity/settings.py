@@ -74,6 +74,9 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": RUNTIME.database}
+if RUNTIME.database_vendor == "sqlite":
+    # A file, not :memory:, so that threads and subprocesses in tests share one database.
+    DATABASES["default"]["TEST"] = {"NAME": str(CONTINUITY_DATA_DIR / "test.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 if RUNTIME.cache_url:
