@@ -1,11 +1,34 @@
-"""`GET /health`: is this instance able to do its work?"""
+"""`GET /health`: can this instance do its work?
+
+Cheap enough for a load balancer to call every few seconds: one `SELECT 1`, a look at
+the broker (folders in the lite profile, a Redis PING with short timeouts in the team
+profile) and one cache read. 200 when the database and the broker answer, 503 otherwise,
+with the failing parts listed in `failing`. Errors are reported by type only: messages
+can carry connection URLs, and this endpoint needs no sign-in.
+"""
 
 from __future__ import annotations
 
+import os
+from functools import lru_cache
+
+import redis
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection
 from django.http import JsonResponse
 from django.views.decorators.http import require_GET
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+from continuity.tasks import HEARTBEAT_CACHE_KEY
+
+# Connect and read timeouts for the Redis check: together they bound a request to ~2 s
+# even when Redis sits behind a firewall that drops packets instead of refusing them.
+REDIS_TIMEOUT_SECONDS = 1.0
+
+# The filesystem transport's folders; the worker and every web process must share them.
+BROKER_FOLDER_OPTIONS = ("data_folder_in", "data_folder_out", "processed_folder", "control_folder")
 
 
 def check_database() -> dict:
@@ -13,33 +36,84 @@ def check_database() -> dict:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
             cursor.fetchone()
-    except Exception as error:  # any driver error means the same thing here: unreachable
+    except Exception as error:  # any driver error means the same thing here: unusable
         return {"ok": False, "vendor": connection.vendor, "error": type(error).__name__}
     return {"ok": True, "vendor": connection.vendor}
 
 
 def check_broker() -> dict:
-    from continuity.celery import app
+    url = settings.CELERY_BROKER_URL
+    transport = url.split(":", 1)[0].lower()
+    if transport == "filesystem":
+        return check_broker_folders(settings.CELERY_BROKER_TRANSPORT_OPTIONS)
+    if transport in {"redis", "rediss"}:
+        return check_redis(url)
+    return {"ok": False, "transport": transport, "error": "unsupported transport"}
 
-    transport = settings.CELERY_BROKER_URL.split(":", 1)[0]
+
+def check_broker_folders(options: dict) -> dict:
+    """Lite: the embedded broker is a set of folders; they must exist and take files."""
+    for name in BROKER_FOLDER_OPTIONS:
+        folder = options.get(name)
+        if not folder or not os.path.exists(folder):
+            return {"ok": False, "transport": "filesystem", "error": f"{name} is missing"}
+        if not os.path.isdir(folder):
+            return {"ok": False, "transport": "filesystem", "error": f"{name} is not a folder"}
+        if not os.access(folder, os.W_OK | os.X_OK):
+            return {"ok": False, "transport": "filesystem", "error": f"{name} is not writable"}
+    return {"ok": True, "transport": "filesystem"}
+
+
+@lru_cache(maxsize=4)
+def redis_client(url: str) -> redis.Redis:
+    # One client (and its connection pool) per URL, so a health probe reuses a connection
+    # instead of opening one each time. No retries: a retry loop would blow the time bound.
+    return redis.Redis.from_url(
+        url,
+        socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
+        socket_timeout=REDIS_TIMEOUT_SECONDS,
+        retry=Retry(NoBackoff(), 0),
+    )
+
+
+def check_redis(url: str) -> dict:
+    transport = url.split(":", 1)[0].lower()
     try:
-        with app.connection_for_write() as conn:
-            conn.ensure_connection(max_retries=1, interval_start=0, timeout=2)
-    except Exception as error:
+        redis_client(url).ping()
+    except Exception as error:  # refused, timed out, bad password: unreachable all the same
         return {"ok": False, "transport": transport, "error": type(error).__name__}
     return {"ok": True, "transport": transport}
+
+
+def last_heartbeat() -> str | None:
+    """When a worker last ran the scheduled heartbeat; informational, never fails health.
+
+    A deployment may run its workers elsewhere (or `serve --no-worker`), so a missing
+    heartbeat is reported, not judged.
+    """
+    try:
+        return cache.get(HEARTBEAT_CACHE_KEY)
+    except Exception:
+        return None
 
 
 @require_GET
 def health(request):
     database = check_database()
     broker = check_broker()
-    healthy = database["ok"] and broker["ok"]
+    parts = {"database": database, "broker": broker}
+    failing = [name for name, part in parts.items() if not part["ok"]]
     body = {
-        "status": "ok" if healthy else "unhealthy",
+        "status": "ok" if not failing else "unhealthy",
+        "failing": failing,
         "profile": settings.CONTINUITY_PROFILE,
         "version": settings.VERSION,
         "database": database,
         "broker": broker,
+        # Skip the cache when the broker is down: in the team profile both are usually
+        # the same Redis, and a second timeout would only slow the answer.
+        "worker": {"last_heartbeat": last_heartbeat() if broker["ok"] else None},
     }
-    return JsonResponse(body, status=200 if healthy else 503)
+    response = JsonResponse(body, status=200 if not failing else 503)
+    response["Cache-Control"] = "no-store"
+    return response

@@ -124,6 +124,9 @@ X_FRAME_OPTIONS = "DENY"
 # Celery: the embedded filesystem broker in the lite profile, Redis in the team profile.
 CELERY_BROKER_URL = RUNTIME.broker_url
 if RUNTIME.profile == "lite":
+    # The filesystem transport ignores the host, but kombu warns on every connection
+    # that names none.
+    CELERY_BROKER_URL = "filesystem://localhost//"
     _broker_queue = RUNTIME.broker_folder / "queue"
     _broker_processed = RUNTIME.broker_folder / "processed"
     for _folder in (_broker_queue, _broker_processed, RUNTIME.broker_folder / "control"):
@@ -143,7 +146,21 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env_bool("CONTINUITY_CELERY_EAGER", False)
-CELERY_BEAT_SCHEDULE: dict = {}
+# Keep retrying the broker at start-up (Celery 6 changes the default) instead of exiting.
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Beat remembers last run times in a file; it belongs with the data, not in whatever
+# directory the command happened to start from.
+CELERY_BEAT_SCHEDULE_FILENAME = str(CONTINUITY_DATA_DIR / "celerybeat-schedule")
+# A scheduled no-op proving that beat, broker and worker work; /health shows its last run.
+CONTINUITY_HEARTBEAT_SECONDS = float(os.environ.get("CONTINUITY_HEARTBEAT_SECONDS", "60"))
+CELERY_BEAT_SCHEDULE: dict = {
+    "heartbeat": {
+        "task": "continuity.heartbeat",
+        "schedule": CONTINUITY_HEARTBEAT_SECONDS,
+        # A heartbeat older than the next one is worthless; never let them queue up.
+        "options": {"expires": CONTINUITY_HEARTBEAT_SECONDS},
+    },
+}
 
 # Memory rules that operators may tune.
 CONTINUITY_MAX_CONTENT_CHARS = 4000
