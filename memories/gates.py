@@ -161,9 +161,11 @@ _I = re.IGNORECASE
 SECRET_RULES: tuple[SecretRule, ...] = (
     # Specific shapes first: when two rules report the same span, the earlier one names it.
     SecretRule(
+        # The search for the END line stops at the next BEGIN, so text full of unterminated
+        # headers stays linear.
         "private_key_block",
         re.compile(
-            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?P<body>[\s\S]*?"
+            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?P<body>(?:(?!-----BEGIN)[\s\S])*?"
             r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s:,-]*)"
         ),
         _key_block_has_body,

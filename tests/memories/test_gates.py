@@ -266,6 +266,14 @@ def test_redact_merges_partly_overlapping_findings_into_one_marker():
     assert counts == {"private_key_block": 1}
 
 
+def test_redact_covers_a_real_key_block_after_headers_quoted_in_prose():
+    text = "Never paste -----BEGIN RSA PRIVATE KEY----- lines.\n" * 3 + key_block("EC ")
+    redacted, counts = redact(text)
+    assert counts == {"private_key_block": 1}
+    assert all(line not in redacted for line in KEY_BODY.splitlines())
+    assert redacted.startswith("Never paste -----BEGIN RSA PRIVATE KEY----- lines.\n")
+
+
 @pytest.mark.parametrize(("rule", "text"), CAUGHT)
 def test_redact_leaves_no_trace_of_the_secret(rule, text):
     redacted, counts = redact(text)
