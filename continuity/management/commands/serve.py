@@ -176,7 +176,9 @@ def spawn(command: list[str]) -> subprocess.Popen:
         # Pin what serve resolved, so a relative path or a different working directory
         # cannot point a child at other data, and the project stays importable from anywhere.
         CONTINUITY_DATA_DIR=str(settings.CONTINUITY_DATA_DIR),
-        PYTHONPATH=os.pathsep.join(filter(None, [str(settings.BASE_DIR), os.environ.get("PYTHONPATH")])),
+        PYTHONPATH=os.pathsep.join(
+            filter(None, [str(settings.BASE_DIR), os.environ.get("PYTHONPATH")])
+        ),
     )
     return subprocess.Popen(
         command,
