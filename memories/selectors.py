@@ -1,0 +1,123 @@
+"""Reads: which memories an actor may see, one memory, and its history.
+
+Visibility is decided here once, and every read and every write-by-id goes through it, so a
+memory an actor may not see behaves exactly like one that does not exist (NOT_FOUND).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from dataclasses import dataclass
+from uuid import UUID
+
+from django.db.models import Q, QuerySet
+
+from continuity.actors import Actor
+from continuity.errors import not_found, validation_error
+from memories.models import LIVE_STATUSES, Memory, MemoryEvent, ScopeType, Visibility
+
+HISTORY_MAX_LIMIT = 100
+SIMILARITY_CANDIDATES = 200
+
+
+def memories_visible_to(actor: Actor) -> QuerySet[Memory]:
+    """The owner sees all of their memories. An agent sees its owner's shared memories
+    (private ones only with `private:read`), never another agent's agent-scoped notes, and
+    only the projects its token is restricted to."""
+    queryset = Memory.objects.filter(owner=actor.user)
+    if actor.is_owner:
+        return queryset
+    if not actor.can_read_private:
+        queryset = queryset.filter(visibility=Visibility.SHARED)
+    queryset = queryset.exclude(Q(scope_type=ScopeType.AGENT) & ~Q(scope_key=actor.agent_name))
+    if actor.token.allowed_projects:
+        queryset = queryset.exclude(
+            Q(scope_type=ScopeType.PROJECT) & ~Q(scope_key__in=actor.token.allowed_projects)
+        )
+    return queryset
+
+
+def parse_memory_id(memory_id) -> UUID:
+    if isinstance(memory_id, UUID):
+        return memory_id
+    try:
+        return UUID(str(memory_id))
+    except (ValueError, TypeError, AttributeError):
+        raise validation_error("id must be a memory UUID.", field="id") from None
+
+
+def memory_get(*, actor: Actor, memory_id) -> Memory:
+    actor.require_scope("memories:read")
+    memory = memories_visible_to(actor).filter(pk=parse_memory_id(memory_id)).first()
+    if memory is None:
+        raise not_found()
+    return memory
+
+
+def version_chain_ids(memory: Memory) -> list[UUID]:
+    """This memory and every earlier version it supersedes, newest first."""
+    ids, seen = [], set()
+    current: Memory | None = memory
+    while current is not None and current.pk not in seen:
+        ids.append(current.pk)
+        seen.add(current.pk)
+        current = (
+            Memory.objects.filter(pk=current.supersedes_id, owner=memory.owner_id).first()
+            if current.supersedes_id
+            else None
+        )
+    return ids
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    events: list[MemoryEvent]
+    next_cursor: str | None
+
+
+def _encode_cursor(memory_id: UUID, event_id: int) -> str:
+    raw = json.dumps({"m": str(memory_id), "e": event_id}).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str, memory_id: UUID) -> int:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        data = json.loads(base64.urlsafe_b64decode(padded.encode()))
+        event_id = int(data["e"])
+        bound_to = UUID(data["m"])
+    except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
+        raise validation_error("cursor is not valid.", field="cursor") from None
+    if bound_to != memory_id:
+        raise validation_error("cursor belongs to another memory's history.", field="cursor")
+    return event_id
+
+
+def memory_history(*, actor: Actor, memory_id, limit: int = 50, cursor: str | None = None) -> HistoryPage:
+    """Events of a memory and of its earlier versions, newest first, paginated."""
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= HISTORY_MAX_LIMIT:
+        raise validation_error(f"limit must be between 1 and {HISTORY_MAX_LIMIT}.", field="limit")
+    memory = memory_get(actor=actor, memory_id=memory_id)
+    events = MemoryEvent.objects.filter(
+        owner=actor.user, memory_id__in=version_chain_ids(memory)
+    ).order_by("-id")
+    if cursor:
+        events = events.filter(id__lt=_decode_cursor(cursor, memory.pk))
+    page = list(events.select_related("actor_token")[: limit + 1])
+    next_cursor = _encode_cursor(memory.pk, page[limit - 1].id) if len(page) > limit else None
+    return HistoryPage(events=page[:limit], next_cursor=next_cursor)
+
+
+def similarity_candidates(*, actor: Actor, scope_type: str, scope_key: str, exclude_ids=()) -> list[Memory]:
+    """Live memories a new statement in this scope could duplicate or contradict: the same
+    scope and the global scope, most recently changed first, bounded so a write stays cheap."""
+    scopes = Q(scope_type=scope_type, scope_key=scope_key) | Q(scope_type=ScopeType.GLOBAL)
+    return list(
+        memories_visible_to(actor)
+        .filter(scopes, status__in=LIVE_STATUSES)
+        .exclude(pk__in=list(exclude_ids))
+        .order_by("-updated_at")
+        .only("id", "content", "status", "trust")[:SIMILARITY_CANDIDATES]
+    )

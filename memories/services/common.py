@@ -1,0 +1,127 @@
+"""Pieces every memory service shares: loading a row for a write, history events, locks."""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.db import connection
+from django.utils import timezone
+
+from continuity.actors import Actor
+from continuity.errors import forbidden, not_found
+from memories.models import Memory, MemoryEvent, MemoryLink, Relation, Status
+from memories.selectors import memories_visible_to, parse_memory_id
+
+
+def snapshot(memory: Memory) -> dict:
+    """The state of a memory as its history records it (scrubbed again on owner delete)."""
+    return {
+        "content": memory.content,
+        "key": memory.key,
+        "value": memory.value,
+        "type": memory.type,
+        "kind": memory.kind,
+        "scope_type": memory.scope_type,
+        "scope_key": memory.scope_key,
+        "trust": memory.trust,
+        "status": memory.status,
+        "visibility": memory.visibility,
+        "version": memory.version,
+        "tags": memory.tags,
+        "retrieval_hints": memory.retrieval_hints,
+        "confidence": memory.confidence,
+        "confidence_basis": memory.confidence_basis,
+        "supersedes": str(memory.supersedes_id) if memory.supersedes_id else None,
+    }
+
+
+def record_event(
+    *,
+    actor: Actor,
+    memory: Memory,
+    event_type: str,
+    patch: dict | None = None,
+    reason: str = "",
+    idempotency_key: str = "",
+    result: dict | None = None,
+) -> MemoryEvent:
+    return MemoryEvent.objects.create(
+        owner=actor.user,
+        memory_id=memory.pk,
+        event_type=event_type,
+        version=memory.version,
+        actor_token=actor.token,
+        actor_agent=actor.agent_name,
+        patch=patch or {},
+        result=snapshot(memory) if result is None else result,
+        reason=reason,
+        idempotency_key=idempotency_key or "",
+    )
+
+
+def save_changes(memory: Memory, *fields: str) -> None:
+    memory.updated_at = timezone.now()
+    memory.save(update_fields=[*fields, "updated_at"])
+
+
+def memory_for_write(*, actor: Actor, memory_id) -> Memory:
+    """The memory, locked for this transaction, if the actor may see and write it."""
+    actor.require_scope("memories:write")
+    memory = (
+        memories_visible_to(actor)
+        .select_for_update()
+        .filter(pk=parse_memory_id(memory_id))
+        .first()
+    )
+    if memory is None:
+        raise not_found()
+    return memory
+
+
+def refuse_agent_on_owner_trusted(actor: Actor, memory: Memory, action: str) -> None:
+    """The owner outranks every agent: what the owner confirmed or locked stays as it is."""
+    if actor.is_agent and memory.is_owner_trusted:
+        raise forbidden(
+            f"This memory is {memory.trust} by the owner; an agent cannot {action} it. "
+            "Write a new memory instead; the owner reviews it."
+        )
+
+
+def serialize_writers(*parts: object) -> None:
+    """Queue concurrent writers of the same logical thing (a key, a fingerprint) behind one
+    another until commit. PostgreSQL: a transaction-scoped advisory lock. SQLite needs none:
+    its IMMEDIATE transactions already admit one writer at a time."""
+    if connection.vendor != "postgresql":
+        return
+    digest = hashlib.sha256("\x1f".join(str(part) for part in parts).encode()).digest()
+    lock_id = int.from_bytes(digest[:8], "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [lock_id])
+
+
+def supersede(
+    actor: Actor, memory: Memory, *, successor: Memory, reason: str = "", idempotency_key: str = ""
+) -> None:
+    """Retire `memory` in favour of `successor`: status, `supersedes` link, history event.
+
+    The old row is retired before a new successor is inserted (the successor is saved here
+    when it is new), because the key may have one active holder at any instant.
+    """
+    memory.status = Status.SUPERSEDED
+    save_changes(memory, "status")
+    if successor._state.adding:
+        successor.save()
+    MemoryLink.objects.get_or_create(
+        owner=memory.owner,
+        from_memory=successor,
+        to_memory=memory,
+        relation=Relation.SUPERSEDES,
+        defaults={"created_by_agent": actor.agent_name},
+    )
+    record_event(
+        actor=actor,
+        memory=memory,
+        event_type="superseded",
+        reason=reason or f"superseded by {successor.pk}",
+        idempotency_key=idempotency_key,
+    )

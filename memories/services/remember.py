@@ -1,0 +1,352 @@
+"""`memory_remember`: the one way a statement enters memory (DESIGN §4, remember flow).
+
+gate → normalise + fingerprint → exact duplicate? → keyed write (compare-and-set, replace or
+merge, trust rule) → near-duplicate / contradiction report → write + event in one
+transaction → receipt. A replayed idempotency key returns the first receipt unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+
+from django.db import IntegrityError, transaction
+
+from continuity.actors import Actor
+from continuity.errors import ErrorCode, ServiceError, validation_error
+from memories import gates, text
+from memories.models import (
+    LIVE_STATUSES,
+    EventType,
+    Kind,
+    Memory,
+    MemoryLink,
+    MemoryType,
+    Origin,
+    Relation,
+    Status,
+)
+from memories.selectors import memories_visible_to, similarity_candidates
+from memories.services import validation as check
+from memories.services.common import (
+    record_event,
+    refuse_agent_on_owner_trusted,
+    serialize_writers,
+    supersede,
+)
+from memories.services.idempotency import idempotent
+from memories.values import check_value, merge_values
+
+WRITE_MODES = ("replace", "merge")
+MAX_REPORTED = 5
+# Writers that lose a race on a uniqueness constraint start over this many times.
+WRITE_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class RememberRequest:
+    content: str
+    kind: str
+    type: str
+    scope_type: str
+    scope_key: str
+    key: str | None
+    value: dict | None
+    write_mode: str
+    expected_version: int | None
+    tags: list[str]
+    retrieval_hints: list[str]
+    confidence: float | None
+    confidence_basis: str
+    trust: str
+    visibility: str
+    origin: str
+
+    @property
+    def fingerprint(self) -> str:
+        return text.fingerprint(self.content, self.scope_type, self.scope_key)
+
+    def digest(self) -> str:
+        encoded = json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(encoded.encode()).hexdigest()
+
+
+@dataclass
+class RememberReceipt:
+    id: str
+    version: int
+    trust: str
+    status: str
+    evolution: dict
+    duplicate_of: str | None = None
+    similar: list[dict] = field(default_factory=list)
+    contradictions: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> RememberReceipt:
+        return cls(**data)
+
+
+def memory_remember(
+    *,
+    actor: Actor,
+    content: str,
+    kind: str,
+    type: str | None = None,
+    scope_type: str | None = None,
+    scope_key: str | None = None,
+    key: str | None = None,
+    value: dict | None = None,
+    write_mode: str | None = None,
+    expected_version: int | None = None,
+    idempotency_key: str | None = None,
+    tags: list[str] | None = None,
+    retrieval_hints: list[str] | None = None,
+    confidence: float | None = None,
+    confidence_basis: str | None = None,
+    trust: str | None = None,
+    visibility: str | None = None,
+    origin: str | None = None,
+) -> RememberReceipt:
+    """Write a memory and say what happened. Never blocks on similarity; raises
+    ServiceError (nothing written) on bad input, a secret, a forbidden trust or scope, or a
+    failed compare-and-set. Idempotent per (caller, idempotency_key)."""
+    actor.require_scope("memories:write")
+    request = _validated(
+        actor,
+        content=content, kind=kind, type=type, scope_type=scope_type, scope_key=scope_key,
+        key=key, value=value, write_mode=write_mode, expected_version=expected_version,
+        tags=tags, retrieval_hints=retrieval_hints, confidence=confidence,
+        confidence_basis=confidence_basis, trust=trust, visibility=visibility, origin=origin,
+    )  # fmt: skip
+    for attempt in range(WRITE_ATTEMPTS):
+        try:
+            with transaction.atomic():
+                receipt = idempotent(
+                    actor=actor,
+                    key=idempotency_key,
+                    operation="remember",
+                    request_digest=request.digest(),
+                    perform=lambda: _write(actor, request, idempotency_key or "").as_dict(),
+                )
+            return RememberReceipt.from_dict(receipt)
+        except IntegrityError:
+            # A concurrent writer took the key, fingerprint or idempotency key first; the
+            # next attempt sees its committed row and answers accordingly.
+            if attempt == WRITE_ATTEMPTS - 1:
+                raise ServiceError(
+                    ErrorCode.CONFLICT, "A concurrent write kept colliding; try again."
+                ) from None
+    raise AssertionError("unreachable")
+
+
+def _validated(actor: Actor, **fields) -> RememberRequest:
+    content = fields["content"]
+    if not isinstance(content, str):
+        raise validation_error("content must be a string.", field="content")
+    content = content.strip()
+    gates.check_size(content)
+    kind = check.choice(fields["kind"], Kind, "kind")
+    memory_type = check.choice(fields["type"], MemoryType, "type", default=check.DEFAULT_TYPE.get(kind, MemoryType.SEMANTIC))
+    scope_type, scope_key = check.scope(actor, fields["scope_type"], fields["scope_key"])
+    key = check.label(fields["key"], "key", check.MAX_KEY_CHARS, required=False)
+    value = check_value(fields["value"])
+    write_mode = fields["write_mode"] or "replace"
+    if write_mode not in WRITE_MODES:
+        raise validation_error("write_mode must be 'replace' or 'merge'.", field="write_mode")
+    if write_mode == "merge" and (key is None or value is None):
+        raise validation_error("write_mode 'merge' needs a key and a value.", field="write_mode")
+    expected_version = fields["expected_version"]
+    if expected_version is not None:
+        if isinstance(expected_version, bool) or not isinstance(expected_version, int) or expected_version < 0:
+            raise validation_error("expected_version must be an integer ≥ 0.", field="expected_version")
+        if key is None:
+            raise validation_error("expected_version applies to keyed writes only.", field="expected_version")
+    tags = check.string_list(fields["tags"], "tags", check.MAX_TAGS, check.MAX_TAG_CHARS, fold=True)
+    hints = check.string_list(
+        fields["retrieval_hints"], "retrieval_hints", check.MAX_HINTS, check.MAX_HINT_CHARS, fold=False
+    )
+    confidence, basis = check.confidence(actor, fields["confidence"], fields["confidence_basis"])
+    origin = fields["origin"] or (Origin.USER if actor.is_owner else Origin.AGENT)
+    if origin not in Origin.values or (actor.is_agent and origin != Origin.AGENT):
+        raise validation_error("origin is set by Continuity, not by agents.", field="origin")
+    gates.check_no_secrets(
+        {
+            "content": content,
+            "key": key or "",
+            "value": json.dumps(value, ensure_ascii=False) if value else "",
+            "tags": " ".join(tags),
+            "retrieval_hints": "\n".join(hints),
+        }
+    )
+    return RememberRequest(
+        content=content, kind=kind, type=memory_type, scope_type=scope_type, scope_key=scope_key,
+        key=key, value=value, write_mode=write_mode, expected_version=expected_version, tags=tags,
+        retrieval_hints=hints, confidence=confidence, confidence_basis=basis,
+        trust=check.trust(actor, fields["trust"]), visibility=check.visibility(actor, fields["visibility"]),
+        origin=origin,
+    )  # fmt: skip
+
+
+def _write(actor: Actor, request: RememberRequest, idempotency_key: str) -> RememberReceipt:
+    owner_id = actor.user.pk
+    if request.key is not None:
+        serialize_writers("key", owner_id, request.scope_type, request.scope_key, request.key)
+    serialize_writers("fingerprint", owner_id, request.fingerprint)
+
+    current = None
+    if request.key is not None:
+        current = (
+            Memory.objects.select_for_update()
+            .filter(
+                owner=actor.user, scope_type=request.scope_type, scope_key=request.scope_key,
+                key=request.key, status=Status.ACTIVE,
+            )  # fmt: skip
+            .first()
+        )
+        _compare_and_set(request.expected_version, current)
+
+    value = request.value
+    if current is not None and request.write_mode == "merge":
+        value = merge_values(current.value, request.value)
+    if current is not None and current.content == request.content and current.value == value:
+        return _receipt(current, action="unchanged")
+
+    duplicates = Memory.objects.filter(
+        owner=actor.user, fingerprint=request.fingerprint, status__in=LIVE_STATUSES
+    )
+    if current is not None:
+        duplicates = duplicates.exclude(pk=current.pk)
+    duplicate = duplicates.first()
+    if duplicate is not None:
+        # The same statement in the same scope already lives: answer with it, write nothing.
+        return _receipt(duplicate, action="duplicate", duplicate_of=duplicate)
+
+    if current is not None and not _may_overwrite(actor, current):
+        return _write_disputed(actor, request, value, current, idempotency_key)
+
+    similar, contradictions = _assess(actor, request, exclude=[current.pk] if current else [])
+    memory = _new_memory(actor, request, value, previous=current)
+    if current is None:
+        action = EventType.CREATED
+        memory.save()
+    else:
+        action = EventType.MERGED if request.write_mode == "merge" else EventType.REPLACED
+        supersede(actor, current, successor=memory, idempotency_key=idempotency_key)
+    record_event(
+        actor=actor, memory=memory, event_type=action, patch=_patch(request), idempotency_key=idempotency_key
+    )
+    return _receipt(memory, action=str(action), similar=similar, contradictions=contradictions)
+
+
+def _compare_and_set(expected_version: int | None, current: Memory | None) -> None:
+    if expected_version is None:
+        return
+    actual = current.version if current else 0
+    if expected_version != actual:
+        raise ServiceError(
+            ErrorCode.VERSION_CONFLICT,
+            f"expected version {expected_version}, but the key is at version {actual}.",
+            [{"field": "expected_version", "expected": expected_version, "actual": actual}],
+        )
+
+
+def _may_overwrite(actor: Actor, current: Memory) -> bool:
+    if actor.is_owner:
+        return True
+    try:
+        refuse_agent_on_owner_trusted(actor, current, "overwrite")
+    except ServiceError:
+        return False
+    # A memory the agent cannot see (private, another agent's) is not its to replace either.
+    return memories_visible_to(actor).filter(pk=current.pk).exists()
+
+
+def _write_disputed(actor, request, value, current, idempotency_key) -> RememberReceipt:
+    """An agent contradicting what the owner confirmed: keep both, let the owner decide."""
+    memory = _new_memory(actor, request, value, previous=None)
+    memory.status = Status.DISPUTED
+    memory.save()
+    MemoryLink.objects.create(
+        owner=actor.user, from_memory=memory, to_memory=current,
+        relation=Relation.CONTRADICTS, created_by_agent=actor.agent_name,
+    )  # fmt: skip
+    record_event(
+        actor=actor, memory=memory, event_type=EventType.CREATED, patch=_patch(request),
+        reason=f"contradicts {current.trust} memory {current.pk}", idempotency_key=idempotency_key,
+    )  # fmt: skip
+    contradiction = {"id": str(current.pk), "reason": f"overwrites a {current.trust} memory"}
+    return _receipt(memory, action="disputed", contradictions=[contradiction])
+
+
+def _new_memory(actor: Actor, request: RememberRequest, value, previous: Memory | None) -> Memory:
+    trust = request.trust
+    if previous is not None and actor.is_owner and previous.trust == "locked" and trust == "confirmed":
+        trust = "locked"  # the owner editing a locked memory keeps it locked
+    memory = Memory(
+        owner=actor.user, content=request.content, key=request.key, value=value,
+        type=request.type, kind=request.kind, scope_type=request.scope_type,
+        scope_key=request.scope_key, trust=trust, status=Status.ACTIVE,
+        visibility=request.visibility, origin=request.origin, source_agent=actor.agent_name,
+        created_by_token=actor.token, confidence=request.confidence,
+        confidence_basis=request.confidence_basis,
+        version=previous.version + 1 if previous else 1, supersedes=previous,
+        fingerprint=request.fingerprint, tags=request.tags, retrieval_hints=request.retrieval_hints,
+    )  # fmt: skip
+    memory.full_clean(validate_unique=False, validate_constraints=False)
+    return memory
+
+
+def _assess(actor: Actor, request: RememberRequest, exclude) -> tuple[list[dict], list[dict]]:
+    similar, contradictions = [], []
+    for candidate in similarity_candidates(
+        actor=actor, scope_type=request.scope_type, scope_key=request.scope_key, exclude_ids=exclude
+    ):
+        assessment = text.assess(request.content, candidate.content)
+        if assessment.contradiction:
+            contradictions.append(
+                {"id": str(candidate.pk), "reason": assessment.contradiction,
+                 "similarity": round(assessment.similarity, 3)}
+            )  # fmt: skip
+        elif assessment.near_duplicate:
+            similar.append({"id": str(candidate.pk), "similarity": round(assessment.similarity, 3)})
+
+    def best(items):
+        return sorted(items, key=lambda item: (-item["similarity"], item["id"]))[:MAX_REPORTED]
+
+    return best(similar), best(contradictions)
+
+
+def _patch(request: RememberRequest) -> dict:
+    patch = {
+        "content": request.content, "kind": request.kind, "type": request.type,
+        "scope_type": request.scope_type, "scope_key": request.scope_key, "key": request.key,
+        "value": request.value, "write_mode": request.write_mode, "trust": request.trust,
+        "visibility": request.visibility, "tags": request.tags,
+        "retrieval_hints": request.retrieval_hints,
+    }  # fmt: skip
+    if request.confidence is not None:
+        patch |= {"confidence": request.confidence, "confidence_basis": request.confidence_basis}
+    return patch
+
+
+def _receipt(memory: Memory, *, action: str, duplicate_of: Memory | None = None,
+             similar=(), contradictions=()) -> RememberReceipt:  # fmt: skip
+    return RememberReceipt(
+        id=str(memory.pk),
+        version=memory.version,
+        trust=memory.trust,
+        status=memory.status,
+        evolution={
+            "action": action,
+            "version": memory.version,
+            "supersedes": str(memory.supersedes_id) if memory.supersedes_id else None,
+        },
+        duplicate_of=str(duplicate_of.pk) if duplicate_of else None,
+        similar=list(similar),
+        contradictions=list(contradictions),
+    )

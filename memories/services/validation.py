@@ -1,0 +1,143 @@
+"""Input checks for memory writes, shared by remember and correct.
+
+Every door validates its own wire format too, but the services never trust a door: each
+value is checked here before anything is written.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from continuity.actors import Actor
+from continuity.errors import forbidden, validation_error
+from memories.models import ConfidenceBasis, Kind, MemoryType, ScopeType, Trust, Visibility
+
+MAX_KEY_CHARS = 200
+MAX_SCOPE_KEY_CHARS = 300
+MAX_TAGS = 20
+MAX_TAG_CHARS = 50
+MAX_HINTS = 10
+MAX_HINT_CHARS = 300
+MAX_REASON_CHARS = 500
+MAX_IDEMPOTENCY_KEY_CHARS = 200
+
+# The type a kind has unless the writer says otherwise.
+DEFAULT_TYPE = {
+    Kind.EVENT: MemoryType.EPISODIC,
+    Kind.OUTCOME: MemoryType.EPISODIC,
+    Kind.TASK_STATE: MemoryType.EPISODIC,
+    Kind.PROCEDURE: MemoryType.PROCEDURAL,
+}
+
+
+def choice(value, choices, field: str, default=None) -> str:
+    if value is None and default is not None:
+        return default
+    if value not in choices.values:
+        raise validation_error(
+            f"{field} must be one of: {', '.join(choices.values)}.", field=field
+        )
+    return value
+
+
+def _has_control_characters(text: str) -> bool:
+    return any(unicodedata.category(char) == "Cc" for char in text)
+
+
+def label(value, field: str, max_chars: int, *, required: bool = True) -> str | None:
+    """A short identifier-like string: trimmed, printable, bounded."""
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise validation_error(f"{field} must be a non-empty string.", field=field)
+    value = value.strip()
+    if len(value) > max_chars or _has_control_characters(value):
+        raise validation_error(
+            f"{field} must be at most {max_chars} printable characters.", field=field
+        )
+    return value
+
+
+def string_list(values, field: str, max_items: int, max_chars: int, *, fold: bool) -> list[str]:
+    """A bounded list of short strings, trimmed and de-duplicated in order."""
+    if values is None:
+        return []
+    if not isinstance(values, (list, tuple)) or not all(isinstance(v, str) for v in values):
+        raise validation_error(f"{field} must be a list of strings.", field=field)
+    cleaned: list[str] = []
+    for value in values:
+        value = " ".join(value.split())
+        if fold:
+            value = value.casefold()
+        if not value:
+            continue
+        if len(value) > max_chars:
+            raise validation_error(
+                f"each of {field} must be at most {max_chars} characters.", field=field
+            )
+        if value not in cleaned:
+            cleaned.append(value)
+    if len(cleaned) > max_items:
+        raise validation_error(f"{field} holds at most {max_items} items.", field=field)
+    return cleaned
+
+
+def scope(actor: Actor, scope_type, scope_key) -> tuple[str, str]:
+    """Resolve and authorise the scope a memory is written to."""
+    scope_type = choice(scope_type, ScopeType, "scope_type", default=ScopeType.GLOBAL)
+    if scope_type == ScopeType.GLOBAL:
+        if scope_key not in (None, ""):
+            raise validation_error("A global memory has no scope_key.", field="scope_key")
+        return scope_type, ""
+    if scope_type == ScopeType.AGENT and scope_key in (None, "") and actor.is_agent:
+        scope_key = actor.agent_name
+    scope_key = label(scope_key, "scope_key", MAX_SCOPE_KEY_CHARS)
+    if scope_type == ScopeType.AGENT and actor.is_agent and scope_key != actor.agent_name:
+        raise forbidden("An agent writes agent-scoped memories only under its own name.")
+    if scope_type == ScopeType.PROJECT and not actor.may_touch_project(scope_key):
+        raise forbidden(f"This token is not allowed to write to project '{scope_key}'.")
+    return scope_type, scope_key
+
+
+def trust(actor: Actor, requested) -> str:
+    """Agents write only inferred or observed; the owner's own writes default to confirmed."""
+    if actor.is_owner:
+        return choice(requested, Trust, "trust", default=Trust.CONFIRMED)
+    trust_value = choice(requested, Trust, "trust", default=Trust.INFERRED)
+    if trust_value not in (Trust.INFERRED, Trust.OBSERVED):
+        raise forbidden("Agents write only 'inferred' or 'observed' memories.")
+    return trust_value
+
+
+def visibility(actor: Actor, requested) -> str:
+    value = choice(requested, Visibility, "visibility", default=Visibility.SHARED)
+    if value == Visibility.PRIVATE and not actor.can_read_private:
+        raise forbidden("Writing a private memory needs the 'private:read' scope.")
+    return value
+
+
+def confidence(actor: Actor, value, basis) -> tuple[float | None, str]:
+    """A confidence is never invented: it comes with the basis it rests on, or not at all."""
+    if value is None and basis in (None, ""):
+        return None, ""
+    if value is None or basis in (None, ""):
+        raise validation_error(
+            "confidence and confidence_basis go together: give both or neither.",
+            field="confidence" if value is None else "confidence_basis",
+        )
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise validation_error("confidence must be a number from 0 to 1.", field="confidence")
+    basis = choice(basis, ConfidenceBasis, "confidence_basis")
+    if basis == ConfidenceBasis.USER_ASSERTED and actor.is_agent:
+        raise forbidden("Only the owner asserts a memory ('user_asserted'); agents cannot.")
+    return float(value), basis
+
+
+def reason(value) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str) or len(value) > MAX_REASON_CHARS:
+        raise validation_error(
+            f"reason must be a string of at most {MAX_REASON_CHARS} characters.", field="reason"
+        )
+    return value.strip()

@@ -1,0 +1,58 @@
+"""Structured values carried by keyed memories, and how writes combine them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from continuity.errors import validation_error
+
+MAX_VALUE_BYTES = 16_000
+MAX_VALUE_DEPTH = 8
+
+
+def check_value(value: Any) -> dict | None:
+    """A value is a JSON object of bounded size and depth, or absent."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise validation_error("value must be a JSON object.", field="value")
+    try:
+        encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise validation_error(f"value is not valid JSON: {error}.", field="value") from None
+    if len(encoded.encode()) > MAX_VALUE_BYTES:
+        raise validation_error(
+            f"value is larger than {MAX_VALUE_BYTES} bytes of JSON.", field="value"
+        )
+    if _depth(value) > MAX_VALUE_DEPTH:
+        raise validation_error(f"value nests deeper than {MAX_VALUE_DEPTH} levels.", field="value")
+    return value
+
+
+def _depth(node: Any) -> int:
+    if isinstance(node, dict):
+        return 1 + max((_depth(child) for child in node.values()), default=0)
+    if isinstance(node, list):
+        return 1 + max((_depth(child) for child in node), default=0)
+    return 0
+
+
+def merge_values(base: dict | None, patch: dict) -> dict:
+    """Deep-merge `patch` into `base` with JSON Merge Patch semantics (RFC 7396).
+
+    Objects merge key by key, recursively; arrays and scalars in the patch replace what was
+    there; a `null` in the patch removes the key. Deterministic: the result depends only on
+    the two inputs, and keys keep the base's order with new keys appended.
+    """
+    result = dict(base or {})
+    for name, incoming in patch.items():
+        if incoming is None:
+            result.pop(name, None)
+        elif isinstance(incoming, dict) and isinstance(result.get(name), dict):
+            result[name] = merge_values(result[name], incoming)
+        elif isinstance(incoming, dict):
+            result[name] = merge_values({}, incoming)
+        else:
+            result[name] = incoming
+    return result
