@@ -282,12 +282,15 @@ def test_staff_owner_sees_only_their_own_rows(staff_client, stored, other_owner,
     events = staff_client.get(changelist("memories_memoryevent"))
     tokens = staff_client.get(changelist("continuity_personalaccesstoken"))
     their_page = staff_client.get(reverse("admin:memories_memory_change", args=[theirs.pk]))
+    own_page = staff_client.get(reverse("admin:memories_memory_change", args=[stored["fact"].pk]))
 
     assert theirs not in memories.context["cl"].result_list
     assert set(memories.context["cl"].result_list) == {stored["fact"], stored["preference"]}
     assert all(event.owner_id != other_owner.pk for event in events.context["cl"].result_list)
     assert list(tokens.context["cl"].result_list) == [stored["token"]]
     assert their_token not in tokens.context["cl"].result_list
+    assert own_page.status_code == 200
+    assert "first seen in a session" in own_page.content.decode()
     # Another owner's memory does not exist for this user: the admin redirects away.
     assert their_page.status_code == 302
     assert "Grace" not in staff_client.get(their_page.url).content.decode()

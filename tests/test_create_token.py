@@ -49,7 +49,7 @@ def test_create_token_prints_a_token_that_authenticates(owner):
 
 
 def test_create_token_takes_a_name_purpose_and_projects(owner):
-    out, _ = run(
+    out, err = run(
         "--project", "github:ada/notes", "--project", "github:ada/site",
         name="CI runner", purpose="nightly jobs", scopes="memories:read, handoff",
     )
@@ -59,6 +59,7 @@ def test_create_token_takes_a_name_purpose_and_projects(owner):
     assert token.purpose == "nightly jobs"
     assert token.scopes == ["handoff", "memories:read"]
     assert token.allowed_projects == ["github:ada/notes", "github:ada/site"]
+    assert "projects github:ada/notes, github:ada/site" in err
 
 
 @pytest.mark.parametrize(

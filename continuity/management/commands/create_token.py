@@ -72,7 +72,11 @@ class Command(BaseCommand):
         except ServiceError as error:
             raise CommandError(error.message) from None
 
-        projects = ", ".join(token.allowed_projects) or "all projects"
+        projects = (
+            f"projects {', '.join(token.allowed_projects)}"
+            if token.allowed_projects
+            else "all projects"
+        )
         self.stderr.write(
             f"Created token {token.name!r} for agent {token.agent_name} of {username}: "
             f"scopes {', '.join(token.scopes)}; {projects}; "
