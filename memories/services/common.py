@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from continuity.actors import Actor
-from continuity.errors import forbidden, not_found
+from continuity.errors import ErrorCode, ServiceError, forbidden, not_found
 from memories.models import Memory, MemoryEvent, MemoryLink, Relation, Status
 from memories.selectors import memories_visible_to, parse_memory_id
 
@@ -125,3 +126,20 @@ def supersede(
         reason=reason or f"superseded by {successor.pk}",
         idempotency_key=idempotency_key,
     )
+
+
+def atomic_change(service):
+    """Run a service in one transaction. A uniqueness constraint that a concurrent writer
+    won (same key or same statement) becomes CONFLICT instead of a database error."""
+
+    @functools.wraps(service)
+    def run(*args, **kwargs):
+        try:
+            with transaction.atomic():
+                return service(*args, **kwargs)
+        except IntegrityError:
+            raise ServiceError(
+                ErrorCode.CONFLICT, "A concurrent change got there first; reload and try again."
+            ) from None
+
+    return run

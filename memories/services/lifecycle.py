@@ -7,7 +7,6 @@ confirmed or locked. Each change and its event commit together.
 
 from __future__ import annotations
 
-from django.db import transaction
 from django.utils import timezone
 
 from continuity.actors import Actor
@@ -28,6 +27,7 @@ from memories.models import (
 from memories.selectors import version_chain_ids
 from memories.services import validation as check
 from memories.services.common import (
+    atomic_change,
     memory_for_write,
     record_event,
     refuse_agent_on_owner_trusted,
@@ -80,7 +80,7 @@ def _set_trust(actor: Actor, memory: Memory, trust: str, event_type: str) -> Mem
     return memory
 
 
-@transaction.atomic
+@atomic_change
 def memory_confirm(*, actor: Actor, memory_id) -> Memory:
     """Owner-only. Idempotent; a locked memory stays locked; a disputed one becomes active."""
     actor.require_owner("confirm memories")
@@ -90,7 +90,7 @@ def memory_confirm(*, actor: Actor, memory_id) -> Memory:
     return _set_trust(actor, memory, Trust.CONFIRMED, EventType.CONFIRMED)
 
 
-@transaction.atomic
+@atomic_change
 def memory_lock(*, actor: Actor, memory_id) -> Memory:
     """Owner-only. Idempotent. A locked memory is what agents can never change."""
     actor.require_owner("lock memories")
@@ -98,7 +98,7 @@ def memory_lock(*, actor: Actor, memory_id) -> Memory:
     return _set_trust(actor, memory, Trust.LOCKED, EventType.LOCKED)
 
 
-@transaction.atomic
+@atomic_change
 def memory_unlock(*, actor: Actor, memory_id) -> Memory:
     """Owner-only. A locked memory becomes confirmed; anything else is left as it is."""
     actor.require_owner("unlock memories")
@@ -111,7 +111,7 @@ def memory_unlock(*, actor: Actor, memory_id) -> Memory:
     return memory
 
 
-@transaction.atomic
+@atomic_change
 def memory_correct(
     *,
     actor: Actor,
@@ -153,7 +153,8 @@ def memory_correct(
         # Correcting a disputed memory first sides with it (it takes over its key), then edits.
         memory = _set_trust(actor, memory, Trust.CONFIRMED, EventType.CONFIRMED)
     fingerprint = text.fingerprint(content, memory.scope_type, memory.scope_key)
-    serialize_writers("fingerprint", memory.owner_id, fingerprint)
+    # No advisory lock here: this transaction already holds the row lock, and taking the
+    # fingerprint lock after it could deadlock with remember (which takes it first).
     twin = (
         Memory.objects.filter(owner=actor.user, fingerprint=fingerprint, status__in=LIVE_STATUSES)
         .exclude(pk=memory.pk)
@@ -177,7 +178,7 @@ def memory_correct(
     return corrected
 
 
-@transaction.atomic
+@atomic_change
 def memory_archive(*, actor: Actor, memory_id, reason: str | None = None) -> Memory:
     """Archive a live memory (it leaves recall, keeps its history). Idempotent."""
     memory = memory_for_write(actor=actor, memory_id=memory_id)
@@ -193,7 +194,7 @@ def memory_archive(*, actor: Actor, memory_id, reason: str | None = None) -> Mem
     return memory
 
 
-@transaction.atomic
+@atomic_change
 def memory_restore(*, actor: Actor, memory_id) -> Memory:
     """Owner-only: an archived or superseded memory becomes active again, unless a live
     memory already holds its key or says the same thing (CONFLICT: resolve that first)."""
@@ -223,7 +224,7 @@ def memory_restore(*, actor: Actor, memory_id) -> Memory:
     return memory
 
 
-@transaction.atomic
+@atomic_change
 def memory_supersede(*, actor: Actor, memory_id, superseded_by, reason: str | None = None) -> Memory:
     """Mark a live memory as replaced by another live memory of the same owner."""
     memory = memory_for_write(actor=actor, memory_id=memory_id)
@@ -252,7 +253,7 @@ def memory_forget(*, actor: Actor, memory_id, reason: str | None = None, superse
     return memory_archive(actor=actor, memory_id=memory_id, reason=reason)
 
 
-@transaction.atomic
+@atomic_change
 def memory_delete(*, actor: Actor, memory_id) -> str:
     """Owner-only hard delete of a memory and every earlier version of it.
 

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import re
 
-from django.db import transaction
 
 from continuity.actors import Actor
 from continuity.errors import validation_error
 from memories import gates
 from memories.models import EventType, MemoryLink, Relation
-from memories.services.common import memory_for_write, record_event
+from memories.services.common import atomic_change, memory_for_write, record_event
 from memories.services.validation import choice
 
 MAX_URI_CHARS = 2000
 URI_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
 
 
-@transaction.atomic
+@atomic_change
 def memory_link(
     *, actor: Actor, from_id, relation: str, to_id=None, uri: str | None = None
 ) -> MemoryLink:
