@@ -162,11 +162,17 @@ class Memory(models.Model):
         ordering = ["-updated_at"]
         indexes = [
             models.Index(fields=["owner", "status", "scope_type", "scope_key"], name="mem_scope_idx"),
+            models.Index(
+                fields=["owner", "scope_type", "scope_key", "-updated_at"], name="mem_scope_recent_idx"
+            ),
             models.Index(fields=["owner", "status", "-updated_at"], name="mem_recent_idx"),
             models.Index(fields=["owner", "kind", "status"], name="mem_kind_idx"),
             models.Index(fields=["owner", "trust", "status"], name="mem_trust_idx"),
             models.Index(fields=["owner", "source_agent"], name="mem_agent_idx"),
             models.Index(fields=["owner", "key"], name="mem_key_idx"),
+            # The partial unique index cannot serve lookups whose status is a bound
+            # parameter (SQLite cannot prove it matches the index condition).
+            models.Index(fields=["owner", "fingerprint"], name="mem_fingerprint_idx"),
         ]
         constraints = [
             _choice_check("type", MemoryType, "memory_type_valid"),

@@ -112,12 +112,20 @@ def memory_history(*, actor: Actor, memory_id, limit: int = 50, cursor: str | No
 
 def similarity_candidates(*, actor: Actor, scope_type: str, scope_key: str, exclude_ids=()) -> list[Memory]:
     """Live memories a new statement in this scope could duplicate or contradict: the same
-    scope and the global scope, most recently changed first, bounded so a write stays cheap."""
-    scopes = Q(scope_type=scope_type, scope_key=scope_key) | Q(scope_type=ScopeType.GLOBAL)
-    return list(
-        memories_visible_to(actor)
-        .filter(scopes, status__in=LIVE_STATUSES)
-        .exclude(pk__in=list(exclude_ids))
-        .order_by("-updated_at")
-        .only("id", "content", "status", "trust")[:SIMILARITY_CANDIDATES]
-    )
+    scope and the global scope, most recently changed first, bounded so a write costs the
+    same in a store of any size. One query per scope, so each walks the scope-recency
+    index instead of sorting the whole store."""
+    scopes = [(scope_type, scope_key)]
+    if scope_type != ScopeType.GLOBAL:
+        scopes.append((ScopeType.GLOBAL, ""))
+    candidates: list[Memory] = []
+    for one_type, one_key in scopes:
+        candidates += (
+            memories_visible_to(actor)
+            .filter(scope_type=one_type, scope_key=one_key, status__in=LIVE_STATUSES)
+            .exclude(pk__in=list(exclude_ids))
+            .order_by("-updated_at")
+            .only("id", "content", "status", "trust", "updated_at")[:SIMILARITY_CANDIDATES]
+        )
+    candidates.sort(key=lambda memory: memory.updated_at, reverse=True)
+    return candidates[:SIMILARITY_CANDIDATES]
