@@ -69,6 +69,10 @@ def resolve(env: Mapping[str, str]) -> Runtime:
             "sqlite:// (lite) and postgres:// (team)."
         )
     uses_redis = bool(broker_url) and _scheme(broker_url) in {"redis", "rediss"}
+    if redis_url and _scheme(redis_url) not in {"redis", "rediss"}:
+        raise ImproperlyConfigured(
+            f"REDIS_URL uses {_scheme(redis_url)!r}; it must be a redis:// or rediss:// URL."
+        )
     if broker_url and not uses_redis:
         raise ImproperlyConfigured(
             f"The broker URL uses {_scheme(broker_url)!r}; the team profile needs redis://. "
@@ -88,6 +92,8 @@ def resolve(env: Mapping[str, str]) -> Runtime:
                 "(the embedded broker belongs to the lite profile)."
             )
         database = dj_database_url.parse(database_url, conn_max_age=60, conn_health_checks=True)
+        # An unreachable server fails a request in seconds instead of hanging it.
+        database.setdefault("OPTIONS", {}).setdefault("connect_timeout", 5)
         return Runtime("team", data_dir, database, broker_url, redis_url or broker_url)
 
     if uses_postgres or uses_redis:
@@ -108,7 +114,9 @@ def resolve(env: Mapping[str, str]) -> Runtime:
             "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
         ),
     }
-    return Runtime("lite", data_dir, database, f"filesystem://", None)
+    # The filesystem transport ignores the host, but kombu warns on every connection
+    # that names none.
+    return Runtime("lite", data_dir, database, "filesystem://localhost//", None)
 
 
 def secret_key(env: Mapping[str, str], data_dir: Path) -> str:

@@ -124,9 +124,6 @@ X_FRAME_OPTIONS = "DENY"
 # Celery: the embedded filesystem broker in the lite profile, Redis in the team profile.
 CELERY_BROKER_URL = RUNTIME.broker_url
 if RUNTIME.profile == "lite":
-    # The filesystem transport ignores the host, but kombu warns on every connection
-    # that names none.
-    CELERY_BROKER_URL = "filesystem://localhost//"
     _broker_queue = RUNTIME.broker_folder / "queue"
     _broker_processed = RUNTIME.broker_folder / "processed"
     for _folder in (_broker_queue, _broker_processed, RUNTIME.broker_folder / "control"):

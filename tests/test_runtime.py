@@ -33,7 +33,7 @@ def test_empty_environment_resolves_to_lite_with_sqlite_in_the_data_dir(env, tmp
     assert resolved.data_dir == tmp_path / "data"
     assert resolved.database_vendor == "sqlite"
     assert resolved.database["NAME"] == str(tmp_path / "data" / "continuity.sqlite3")
-    assert resolved.broker_url == "filesystem://"
+    assert resolved.broker_url == "filesystem://localhost//"
     assert resolved.broker_folder == tmp_path / "data" / "broker"
     assert resolved.cache_url is None
 
@@ -165,11 +165,6 @@ def test_contradictory_configuration_refuses_with_a_clear_message(env, variables
     assert says in str(refused.value)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="runtime.resolve checks REDIS_URL only when it is also the broker; "
-    "beside CELERY_BROKER_URL it becomes the cache URL unchecked",
-)
 def test_non_redis_cache_url_beside_a_redis_broker_refuses(env):
     with pytest.raises(ImproperlyConfigured):
         runtime.resolve(
