@@ -143,3 +143,14 @@ def atomic_change(service):
             ) from None
 
     return run
+
+
+def lock_key_holder(*, owner_id, scope_type: str, scope_key: str, key: str) -> Memory | None:
+    """Queue behind other writers of this key, then return its active holder, row-locked."""
+    serialize_writers("key", owner_id, scope_type, scope_key, key)
+    return (
+        Memory.objects.select_for_update()
+        .filter(owner=owner_id, scope_type=scope_type, scope_key=scope_key, key=key)
+        .filter(status=Status.ACTIVE)
+        .first()
+    )

@@ -28,6 +28,7 @@ from memories.selectors import version_chain_ids
 from memories.services import validation as check
 from memories.services.common import (
     atomic_change,
+    lock_key_holder,
     memory_for_write,
     record_event,
     refuse_agent_on_owner_trusted,
@@ -47,17 +48,11 @@ def _take_over_key(actor: Actor, memory: Memory) -> None:
     and `memory` becomes its next version. Used when the owner sides with a disputed write."""
     if memory.key is None:
         return
-    serialize_writers("key", memory.owner_id, memory.scope_type, memory.scope_key, memory.key)
-    holder = (
-        Memory.objects.select_for_update()
-        .filter(
-            owner=memory.owner_id, scope_type=memory.scope_type, scope_key=memory.scope_key,
-            key=memory.key, status=Status.ACTIVE,
-        )  # fmt: skip
-        .exclude(pk=memory.pk)
-        .first()
-    )
-    if holder is None:
+    holder = lock_key_holder(
+        owner_id=memory.owner_id, scope_type=memory.scope_type,
+        scope_key=memory.scope_key, key=memory.key,
+    )  # fmt: skip
+    if holder is None or holder.pk == memory.pk:
         return
     supersede(actor, holder, successor=memory)
     memory.supersedes = holder
@@ -203,11 +198,10 @@ def memory_restore(*, actor: Actor, memory_id) -> Memory:
     if memory.status in LIVE_STATUSES:
         return memory
     if memory.key is not None:
-        serialize_writers("key", memory.owner_id, memory.scope_type, memory.scope_key, memory.key)
-        holder = Memory.objects.filter(
-            owner=actor.user, scope_type=memory.scope_type, scope_key=memory.scope_key,
-            key=memory.key, status=Status.ACTIVE,
-        ).first()  # fmt: skip
+        holder = lock_key_holder(
+            owner_id=memory.owner_id, scope_type=memory.scope_type,
+            scope_key=memory.scope_key, key=memory.key,
+        )  # fmt: skip
         if holder is not None:
             raise _conflict(
                 f"Memory {holder.pk} now holds the key '{memory.key}'; archive it first.", holder.pk

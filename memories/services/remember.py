@@ -30,6 +30,7 @@ from memories.models import (
 from memories.selectors import memories_visible_to, similarity_candidates
 from memories.services import validation as check
 from memories.services.common import (
+    lock_key_holder,
     record_event,
     refuse_agent_on_owner_trusted,
     serialize_writers,
@@ -193,21 +194,15 @@ def _validated(actor: Actor, **fields) -> RememberRequest:
 
 
 def _write(actor: Actor, request: RememberRequest, idempotency_key: str) -> RememberReceipt:
-    owner_id = actor.user.pk
-    if request.key is not None:
-        serialize_writers("key", owner_id, request.scope_type, request.scope_key, request.key)
-    serialize_writers("fingerprint", owner_id, request.fingerprint)
-
+    # Lock order, always: key, then fingerprint, then rows.
     current = None
     if request.key is not None:
-        current = (
-            Memory.objects.select_for_update()
-            .filter(
-                owner=actor.user, scope_type=request.scope_type, scope_key=request.scope_key,
-                key=request.key, status=Status.ACTIVE,
-            )  # fmt: skip
-            .first()
-        )
+        current = lock_key_holder(
+            owner_id=actor.user.pk, scope_type=request.scope_type,
+            scope_key=request.scope_key, key=request.key,
+        )  # fmt: skip
+    serialize_writers("fingerprint", actor.user.pk, request.fingerprint)
+    if request.key is not None:
         _compare_and_set(request.expected_version, current)
 
     value = request.value
