@@ -60,8 +60,9 @@ class Command(BaseCommand):
 
         stop_requests: list[int] = []
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            # Under nohup SIGHUP is ignored on purpose; keep it that way.
-            if signal.getsignal(signum) is not signal.SIG_IGN:
+            # Under nohup SIGHUP is ignored on purpose; keep it that way. SIGINT and SIGTERM
+            # always stop serve, even where a shell started it with SIGINT ignored.
+            if signum != signal.SIGHUP or signal.getsignal(signum) is not signal.SIG_IGN:
                 signal.signal(signum, lambda signum, frame: stop_requests.append(signum))
 
         children: dict[str, subprocess.Popen] = {}
