@@ -170,3 +170,9 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": os.environ.get("CONTINUITY_LOG_LEVEL", "INFO")},
 }
+
+# --- Agent API (/api/v1/) --------------------------------------------------------------------
+# Requests each agent token may make per minute, counted in the shared cache (Redis in the
+# team profile) so the limit holds across web processes. 0 turns the limit off.
+CONTINUITY_RATE_LIMIT_PER_MINUTE = int(os.environ.get("CONTINUITY_RATE_LIMIT_PER_MINUTE", "600"))
+# --- end Agent API ----------------------------------------------------------------------------
