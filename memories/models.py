@@ -104,6 +104,12 @@ TRUST_RANK = {Trust.INFERRED: 0, Trust.OBSERVED: 1, Trust.CONFIRMED: 2, Trust.LO
 OWNER_TRUSTS = (Trust.CONFIRMED, Trust.LOCKED)
 # A live memory takes part in recall and in the uniqueness of keys and fingerprints.
 LIVE_STATUSES = (Status.ACTIVE, Status.DISPUTED)
+# What recall searches: current statements, and superseded ones (ranked below successors).
+SEARCHABLE_STATUSES = (Status.ACTIVE, Status.SUPERSEDED)
+SEARCH_FIELDS = ("search_body", "search_aux", "search_scope")
+SEARCH_SOURCE_FIELDS = frozenset(
+    {"content", "tags", "retrieval_hints", "key", "kind", "scope_type", "scope_key", "visibility"}
+)
 
 
 def _choice_check(field: str, choices: type[models.TextChoices], name: str) -> models.CheckConstraint:
@@ -150,6 +156,12 @@ class Memory(models.Model):
 
     tags = models.JSONField(default=list, blank=True)
     retrieval_hints = models.JSONField(default=list, blank=True)
+
+    # Derived on every save from the fields above (memories.retrieval.analysis); the
+    # full-text index is built from these, identically on SQLite and PostgreSQL.
+    search_body = models.TextField(blank=True, default="", editable=False)
+    search_aux = models.TextField(blank=True, default="", editable=False)
+    search_scope = models.CharField(max_length=64, blank=True, default="", editable=False)
 
     access_count = models.PositiveIntegerField(default=0)
     last_accessed_at = models.DateTimeField(null=True, blank=True)
@@ -215,6 +227,22 @@ class Memory(models.Model):
 
     def __str__(self) -> str:
         return self.content[:80]
+
+    def save(self, *args, **kwargs):
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None:
+            self.refresh_search_fields()
+        elif SEARCH_SOURCE_FIELDS.intersection(update_fields):
+            self.refresh_search_fields()
+            kwargs["update_fields"] = {*update_fields, *SEARCH_FIELDS}
+        super().save(*args, **kwargs)
+
+    def refresh_search_fields(self) -> None:
+        """Recompute the derived search columns; bulk writers call this before bulk_create."""
+        from memories.retrieval.analysis import document_fields
+
+        for name, value in document_fields(self).items():
+            setattr(self, name, value)
 
     @property
     def is_live(self) -> bool:

@@ -83,7 +83,7 @@ CHINESE_NON_NEGATIONS = frozenset(
     "不错 不断 不过 不同 不少 不久 不仅 不但 不管 不论 不然 要不 不得不 不足 差不多 了不起 "
     "没错 别人 别的 分别 特别 区别 类别 级别 别名 识别 个别 差别 性别 告别 未来".split()
 )
-_STOPWORDS = frozenset(
+STOPWORDS = frozenset(
     "a an the and or but if then so of to in into for with by from at as about be is are was "
     "were been being am do does did done have has had will would should could can may might "
     "must shall this that these those it its we our us i me my you your he she they them "
@@ -126,7 +126,7 @@ _LATIN_MARKERS, _CJK_WORDS = _build_markers()
 _LONGEST_CJK_WORD = max(map(len, _CJK_WORDS))
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     """Just enough stemming for overlap: cache/caches/cached/caching → cach, tabs → tab."""
     if not word.isalpha():
         return word
@@ -173,7 +173,7 @@ class _Collector:
             if with_polarity:
                 self.markers["negative"].append(word)
             return
-        if word in _STOPWORDS:
+        if word in STOPWORDS:
             return
         marker = _LATIN_MARKERS.get(word)
         if marker is not None:
@@ -181,7 +181,7 @@ class _Collector:
                 self.markers[marker[0]].append(marker[1])
             return
         if len(word) >= 2 or word.isdigit():
-            self.terms.add(_stem(word))
+            self.terms.add(stem(word))
 
     def add_cjk_run(self, run: str) -> None:
         """Split the run at polarity words (longest match first, ordinary words like 不错
@@ -228,6 +228,18 @@ def analyze(text: str) -> TextAnalysis:
         tuple(markers["positive"]),
         tuple(markers["alternative"]),
     )
+
+
+def tokens(text: str) -> list[str]:
+    """The normalized word and CJK-run tokens of a text, in order."""
+    return _TOKEN.findall(normalize(text))
+
+
+def is_cjk(token: str) -> bool:
+    return bool(_CJK_START.match(token))
+
+
+_CJK_START = re.compile(rf"[{_CJK}]")
 
 
 def terms(text: str) -> frozenset[str]:

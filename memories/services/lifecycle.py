@@ -24,6 +24,7 @@ from memories.models import (
     Status,
     Trust,
 )
+from memories.retrieval import index as search_index
 from memories.selectors import version_chain_ids
 from memories.services import validation as check
 from memories.services.common import (
@@ -266,6 +267,7 @@ def memory_delete(*, actor: Actor, memory_id) -> str:
     MemoryLink.objects.filter(owner=actor.user, from_memory__in=chain).delete()
     MemoryLink.objects.filter(owner=actor.user, to_memory__in=chain).delete()
     Memory.objects.filter(pk__in=chain).delete()
+    search_index.compact()  # the index drops the deleted terms now, not at some later merge
     MemoryEvent.objects.bulk_create(
         MemoryEvent(
             owner=actor.user, memory_id=pk, event_type=EventType.DELETED, version=versions[pk],

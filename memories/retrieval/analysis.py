@@ -1,0 +1,93 @@
+"""How text becomes search terms, the same way for memories and for queries, on both backends.
+
+Latin words are lowercased, lightly stemmed and stripped of stopwords; Chinese (and other
+CJK) runs become overlapping character bigrams, which is how two-character words like 缓存,
+分支 or 镜像 become exact index terms without a dictionary. The database indexes these terms
+as given (SQLite FTS5 with the unicode61 tokenizer over space-separated terms; PostgreSQL
+tsvectors built from the term array), so both backends match the same things.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+
+from memories import text
+
+# Query words that say how a question is asked, not what it is about.
+QUESTION_WORDS = frozenset(
+    "what which who whom whose why how when where do does did should would could can "
+    "need needs know tell remember recall find show give get any anything something there "
+    "ok okay again use using used".split()
+)
+# CJK function words: a bigram made only of these carries no topic (的时, 了吗).
+CJK_FUNCTION_CHARS = frozenset("的了吗呢吧啊是在和与及或把被给对从向到也都就还又很最么什怎哪谁我你他她它们这那个些有没要会能该")
+
+
+def _latin_term(word: str) -> str | None:
+    word = word.replace("’", "'").removesuffix("'s")
+    if word in text.STOPWORDS or (len(word) < 2 and not word.isdigit()):
+        return None
+    return text.stem(word)
+
+
+@functools.lru_cache(maxsize=4096)
+def index_terms(content: str) -> tuple[str, ...]:
+    """Distinct terms of a stored text, in first-seen order."""
+    seen: dict[str, None] = {}
+    for token in text.tokens(content):
+        if text.is_cjk(token):
+            if len(token) == 1:
+                seen.setdefault(token)
+            for i in range(len(token) - 1):
+                seen.setdefault(token[i : i + 2])
+        else:
+            for part in token.split("-"):
+                term = _latin_term(part)
+                if term:
+                    seen.setdefault(term)
+    return tuple(seen)
+
+
+@functools.lru_cache(maxsize=4096)
+def query_terms(query: str) -> tuple[str, ...]:
+    """Terms of a query: index terms minus question scaffolding ("how do I ...", 怎么).
+    CJK bigrams made only of function characters are dropped; bigrams spanning a word
+    boundary stay (they simply match nothing)."""
+    kept = []
+    for term in index_terms(query):
+        if text.is_cjk(term):
+            if all(char in CJK_FUNCTION_CHARS for char in term):
+                continue
+        elif term in QUESTION_WORDS:
+            continue
+        kept.append(term)
+    return tuple(kept)
+
+
+def scope_token(owner_id: int, scope_type: str, scope_key: str, visibility: str) -> str:
+    """One index token naming a memory's owner, scope and visibility, so the full-text
+    engine itself intersects a query with the caller's scopes (SQLite)."""
+    digest = hashlib.sha1(scope_key.encode()).hexdigest()[:12] if scope_key else "0"
+    return f"o{owner_id}{scope_type[0]}{digest}{visibility[0]}"
+
+
+def kind_token(kind: str) -> str:
+    return "k" + kind.replace("_", "")
+
+
+def document_fields(memory) -> dict[str, str]:
+    """The derived search columns of a memory row (see Memory.save)."""
+    aux_parts = [*memory.tags, *memory.retrieval_hints]
+    if memory.key:
+        aux_parts.append(memory.key)
+    return {
+        "search_body": " ".join(index_terms(memory.content)),
+        "search_aux": " ".join(index_terms(" \n".join(aux_parts))) if aux_parts else "",
+        "search_scope": " ".join(
+            (
+                scope_token(memory.owner_id, memory.scope_type, memory.scope_key, memory.visibility),
+                kind_token(memory.kind),
+            )
+        ),
+    }

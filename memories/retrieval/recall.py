@@ -1,0 +1,273 @@
+"""Hybrid recall: channels → reciprocal rank fusion → boosts → abstention → a page.
+
+Deterministic for a given store and request: ties break on id, and recency is measured
+against the newest candidate rather than the clock, so the same question over the same
+memories yields the same ranking (which context packs rely on for byte-stable output).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass, field
+
+from django.core import signing
+from django.db.models import Q, QuerySet
+
+from continuity.actors import Actor
+from continuity.errors import forbidden, validation_error
+from memories.models import SEARCHABLE_STATUSES, Kind, Memory, ScopeType, Status, Trust, Visibility
+from memories.retrieval import channels
+from memories.retrieval.analysis import kind_token, query_terms, scope_token
+from memories.selectors import memories_visible_to
+from memories.services.validation import MAX_SCOPE_KEY_CHARS, label
+
+RRF_K = 60
+MAX_LIMIT = 100
+DEFAULT_LIMIT = 20
+MAX_QUERY_CHARS = 1000
+MAX_ALT_QUERIES = 5
+# Recall answers "nothing I know is confidently about this" below this share of the
+# query's terms found in the best candidate; calibrated on bench/retrieval_eval.py.
+CONFIDENCE_FLOOR = 0.5
+TRUST_BOOST = {Trust.INFERRED: 0.0, Trust.OBSERVED: 0.05, Trust.CONFIRMED: 0.15, Trust.LOCKED: 0.2}
+RECENCY_BOOST = 0.1
+RECENCY_HALF_LIFE_DAYS = 30
+SCOPE_BOOST = 0.1  # a project, task or agent memory is more specific than a global one
+SUPERSEDED_FACTOR = 0.5
+CURSOR_SALT = "continuity.recall.cursor"
+
+
+@dataclass(frozen=True)
+class RecallRequest:
+    queries: tuple[str, ...]  # the query, then its alternative phrasings
+    project_key: str | None
+    task_id: str | None
+    kinds: tuple[str, ...]
+
+    def digest(self, actor: Actor) -> str:
+        payload = [self.queries, self.project_key, self.task_id, self.kinds, actor.idempotency_namespace]
+        return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()[:32]
+
+
+@dataclass
+class RankedMemory:
+    memory: Memory
+    channels: dict[str, int] = field(default_factory=dict)  # channel → 1-based rank
+    score: float = 0.0
+    relevance: float = 0.0  # share of query terms present (1.0 for an exact key)
+
+    def as_dict(self) -> dict:
+        memory = self.memory
+        return {
+            "id": str(memory.pk),
+            "content": memory.content,
+            "kind": memory.kind,
+            "type": memory.type,
+            "trust": memory.trust,
+            "status": memory.status,
+            "scope_type": memory.scope_type,
+            "scope_key": memory.scope_key,
+            "key": memory.key,
+            "version": memory.version,
+            "tags": memory.tags,
+            "source_agent": memory.source_agent,
+            "updated_at": memory.updated_at.isoformat(),
+            "score": round(self.score, 6),
+            "relevance": round(self.relevance, 3),
+            "channels": dict(sorted(self.channels.items())),
+        }
+
+    # Convenience for callers that treat results like memories.
+    def __getattr__(self, name):
+        return getattr(self.memory, name)
+
+    @property
+    def id(self) -> str:
+        return str(self.memory.pk)
+
+
+@dataclass
+class Ranking:
+    """Every candidate, ranked, with what the channels found."""
+
+    ranked: list[RankedMemory]
+    no_confident_match: bool
+    receipt: dict
+
+
+@dataclass
+class RecallResult:
+    memories: list[RankedMemory]
+    no_confident_match: bool
+    next_cursor: str | None
+    retrieval: dict
+
+    def as_dict(self) -> dict:
+        return {
+            "memories": [item.as_dict() for item in self.memories],
+            "no_confident_match": self.no_confident_match,
+            "next_cursor": self.next_cursor,
+            "retrieval": self.retrieval,
+        }
+
+
+def parse_request(actor: Actor, query, alt_queries, project_key, task_id, kinds) -> RecallRequest:
+    actor.require_scope("memories:read")
+    queries = []
+    for index, text in enumerate([query, *(alt_queries or [])]):
+        name = "query" if index == 0 else "alt_queries"
+        if not isinstance(text, str) or not text.strip() or len(text) > MAX_QUERY_CHARS:
+            raise validation_error(f"{name} must be 1-{MAX_QUERY_CHARS} characters.", field=name)
+        queries.append(" ".join(text.split()))
+    if alt_queries is not None and (not isinstance(alt_queries, list) or len(alt_queries) > MAX_ALT_QUERIES):
+        raise validation_error(f"alt_queries holds at most {MAX_ALT_QUERIES} strings.", field="alt_queries")
+    project_key = label(project_key, "project_key", MAX_SCOPE_KEY_CHARS, required=False)
+    task_id = label(task_id, "task_id", MAX_SCOPE_KEY_CHARS, required=False)
+    if project_key and not actor.may_touch_project(project_key):
+        raise forbidden(f"This token is not allowed to read project '{project_key}'.")
+    kinds = kinds or []
+    if not isinstance(kinds, list) or any(kind not in Kind.values for kind in kinds):
+        raise validation_error(f"kinds must be a list of: {', '.join(Kind.values)}.", field="kinds")
+    return RecallRequest(tuple(queries), project_key, task_id, tuple(sorted(set(kinds))))
+
+
+def scopes_for(actor: Actor, request: RecallRequest) -> list[tuple[str, str]]:
+    """Global, plus the given project and task, plus the calling agent's own notes."""
+    scopes = [(ScopeType.GLOBAL, "")]
+    if request.project_key:
+        scopes.append((ScopeType.PROJECT, request.project_key))
+    if request.task_id:
+        scopes.append((ScopeType.TASK, request.task_id))
+    if actor.is_agent:
+        scopes.append((ScopeType.AGENT, actor.agent_name))
+    return scopes
+
+
+def scoped_memories(actor: Actor, request: RecallRequest) -> QuerySet[Memory]:
+    in_scope = Q()
+    for scope_type, scope_key in scopes_for(actor, request):
+        in_scope |= Q(scope_type=scope_type, scope_key=scope_key)
+    queryset = memories_visible_to(actor).filter(in_scope, status__in=SEARCHABLE_STATUSES)
+    if request.kinds:
+        queryset = queryset.filter(kind__in=request.kinds)
+    return queryset
+
+
+def rank(actor: Actor, request: RecallRequest) -> Ranking:
+    scoped = scoped_memories(actor, request)
+    visibilities = [Visibility.SHARED, Visibility.PRIVATE] if actor.can_read_private else [Visibility.SHARED]
+    search = channels.SearchContext(
+        actor=actor,
+        queries=request.queries,
+        scoped=scoped,
+        scope_tokens=[
+            scope_token(actor.user.pk, scope_type, scope_key, visibility)
+            for scope_type, scope_key in scopes_for(actor, request)
+            for visibility in visibilities
+        ],
+        kind_tokens=[kind_token(kind) for kind in request.kinds],
+    )
+    found = channels.run_all(search)
+
+    fused: dict = {}
+    for channel_name, ids in found.items():
+        for position, memory_id in enumerate(ids, start=1):
+            entry = fused.setdefault(memory_id, {})
+            entry[channel_name] = position
+    rows = {memory.pk: memory for memory in scoped.filter(pk__in=list(fused))}
+    ranked = [RankedMemory(rows[pk], channels=hits) for pk, hits in fused.items() if pk in rows]
+
+    relevance = channels.Relevance(request.queries)
+    newest = max((item.memory.updated_at for item in ranked), default=None)
+    for item in ranked:
+        memory = item.memory
+        item.relevance = 1.0 if "key" in item.channels else relevance.of(memory)
+        rrf = sum(1.0 / (RRF_K + position) for position in item.channels.values())
+        age_days = (newest - memory.updated_at).total_seconds() / 86400
+        boost = (
+            TRUST_BOOST[memory.trust]
+            + RECENCY_BOOST * math.exp(-age_days * math.log(2) / RECENCY_HALF_LIFE_DAYS)
+            + (SCOPE_BOOST if memory.scope_type != ScopeType.GLOBAL else 0.0)
+        )
+        item.score = rrf * (1 + boost) * (1 + item.relevance)
+        if memory.status == Status.SUPERSEDED:
+            item.score *= SUPERSEDED_FACTOR
+    ranked.sort(key=lambda item: (-item.score, str(item.memory.pk)))
+    ranked = _successors_first(ranked)
+
+    best = max((item.relevance for item in ranked), default=0.0)
+    receipt = {
+        "channels": sorted(name for name, ids in found.items()),
+        "channels_unavailable": channels.unavailable(),
+        "candidates": {name: len(ids) for name, ids in sorted(found.items())} | {"fused": len(ranked)},
+        "query_terms": relevance.counted_terms,
+        "best_relevance": round(best, 3),
+        "confidence_floor": CONFIDENCE_FLOOR,
+        "scopes": [f"{scope_type}:{key}" if key else scope_type for scope_type, key in scopes_for(actor, request)],
+    }
+    return Ranking(ranked=ranked, no_confident_match=best < CONFIDENCE_FLOOR, receipt=receipt)
+
+
+def _successors_first(ranked: list[RankedMemory]) -> list[RankedMemory]:
+    """A superseded memory never ranks above a successor that is also in the results:
+    it moves to just after it (repeated, so whole version chains end up newest first)."""
+    order = list(ranked)
+    successor = {
+        item.memory.supersedes_id: item for item in ranked if item.memory.supersedes_id is not None
+    }
+    for _ in range(len(order)):
+        moved = False
+        for item in list(order):
+            newer = successor.get(item.memory.pk)
+            if newer is not None and order.index(item) < order.index(newer):
+                order.remove(item)
+                order.insert(order.index(newer) + 1, item)
+                moved = True
+        if not moved:
+            break
+    return order
+
+
+def _cursor_offset(cursor: str | None, digest: str) -> int:
+    if not cursor:
+        return 0
+    try:
+        data = signing.loads(cursor, salt=CURSOR_SALT)
+        offset, bound_to = int(data["o"]), data["h"]
+    except (signing.BadSignature, KeyError, TypeError, ValueError):
+        raise validation_error("cursor is not valid.", field="cursor") from None
+    if bound_to != digest or offset < 0:
+        raise validation_error("cursor belongs to another query, caller or scope.", field="cursor")
+    return offset
+
+
+def recall(
+    *,
+    actor: Actor,
+    query: str,
+    alt_queries: list[str] | None = None,
+    project_key: str | None = None,
+    task_id: str | None = None,
+    kinds: list[str] | None = None,
+    limit: int = DEFAULT_LIMIT,
+    cursor: str | None = None,
+) -> RecallResult:
+    """Find the memories that answer `query` in the caller's scopes, best first.
+
+    Read-only apart from access counts, which a background task updates after the fact.
+    `no_confident_match` is true when even the best result shares too little with the
+    query; results are still returned, labelled so.
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise validation_error(f"limit must be between 1 and {MAX_LIMIT}.", field="limit")
+    request = parse_request(actor, query, alt_queries, project_key, task_id, kinds)
+    digest = request.digest(actor)
+    offset = _cursor_offset(cursor, digest)
+    ranking = rank(actor, request)
+    page = ranking.ranked[offset : offset + limit]
+    more = offset + limit < len(ranking.ranked)
+    next_cursor = signing.dumps({"o": offset + limit, "h": digest}, salt=CURSOR_SALT) if more else None
+    channels.record_access([item.memory.pk for item in page])
+    return RecallResult(page, ranking.no_confident_match, next_cursor, ranking.receipt)
