@@ -113,8 +113,18 @@ class RecallResult:
         }
 
 
-def parse_request(actor: Actor, query, alt_queries, project_key, task_id, kinds) -> RecallRequest:
+def parse_scope(actor: Actor, project_key, task_id) -> tuple[str | None, str | None]:
+    """Validate the scope arguments of a read and check the token may read that project."""
     actor.require_scope("memories:read")
+    project_key = label(project_key, "project_key", MAX_SCOPE_KEY_CHARS, required=False)
+    task_id = label(task_id, "task_id", MAX_SCOPE_KEY_CHARS, required=False)
+    if project_key and not actor.may_touch_project(project_key):
+        raise forbidden(f"This token is not allowed to read project '{project_key}'.")
+    return project_key, task_id
+
+
+def parse_request(actor: Actor, query, alt_queries, project_key, task_id, kinds) -> RecallRequest:
+    project_key, task_id = parse_scope(actor, project_key, task_id)
     queries = []
     for index, text in enumerate([query, *(alt_queries or [])]):
         name = "query" if index == 0 else "alt_queries"
@@ -123,10 +133,6 @@ def parse_request(actor: Actor, query, alt_queries, project_key, task_id, kinds)
         queries.append(" ".join(text.split()))
     if alt_queries is not None and (not isinstance(alt_queries, list) or len(alt_queries) > MAX_ALT_QUERIES):
         raise validation_error(f"alt_queries holds at most {MAX_ALT_QUERIES} strings.", field="alt_queries")
-    project_key = label(project_key, "project_key", MAX_SCOPE_KEY_CHARS, required=False)
-    task_id = label(task_id, "task_id", MAX_SCOPE_KEY_CHARS, required=False)
-    if project_key and not actor.may_touch_project(project_key):
-        raise forbidden(f"This token is not allowed to read project '{project_key}'.")
     kinds = kinds or []
     if not isinstance(kinds, list) or any(kind not in Kind.values for kind in kinds):
         raise validation_error(f"kinds must be a list of: {', '.join(Kind.values)}.", field="kinds")
@@ -205,7 +211,7 @@ def rank(actor: Actor, request: RecallRequest) -> Ranking:
         "query_terms": relevance.counted_terms,
         "best_relevance": round(best, 3),
         "confidence_floor": CONFIDENCE_FLOOR,
-        "scopes": [f"{scope_type}:{key}" if key else scope_type for scope_type, key in scopes_for(actor, request)],
+        "scopes": [f"{scope_type}:{key}" if key else str(scope_type) for scope_type, key in scopes_for(actor, request)],
     }
     return Ranking(ranked=ranked, no_confident_match=best < CONFIDENCE_FLOOR, receipt=receipt)
 
