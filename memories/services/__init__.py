@@ -1,5 +1,6 @@
 """Every write to memory goes through these services (DESIGN §1, principle 4)."""
 
+from memories.services.checkpoint import memory_checkpoint
 from memories.services.lifecycle import (
     memory_archive,
     memory_confirm,
@@ -17,6 +18,7 @@ from memories.services.remember import RememberReceipt, memory_remember
 __all__ = [
     "RememberReceipt",
     "memory_archive",
+    "memory_checkpoint",
     "memory_confirm",
     "memory_correct",
     "memory_delete",

@@ -1,0 +1,75 @@
+"""Checkpoints: a progress summary plus the durable facts learned along the way."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from continuity.actors import Actor
+from continuity.errors import ServiceError, validation_error
+from memories.models import Kind, MemoryType, ScopeType
+from memories.services.links import memory_link
+from memories.services.remember import memory_remember
+
+MAX_ATOMS = 20
+ATOM_FIELDS = frozenset(
+    {
+        "content", "kind", "type", "scope_type", "scope_key", "key", "value", "write_mode",
+        "expected_version", "tags", "retrieval_hints", "confidence", "confidence_basis",
+        "visibility", "trust",
+    }
+)  # fmt: skip
+
+
+def memory_checkpoint(
+    *,
+    actor: Actor,
+    summary: str,
+    memories: list[dict] | None = None,
+    project_key: str | None = None,
+    task_id: str | None = None,
+) -> dict:
+    """Write one episodic summary and up to 20 atomic memories in one transaction, each
+    atom linked `derived_from` the summary. Every atom passes the same gates as remember;
+    if any fails, nothing is written and the error names the atom's index.
+
+    Returns {"summary_id", "memory_ids"} (an atom that duplicates an existing memory
+    returns that memory's id, linked all the same)."""
+    memories = memories or []
+    if not isinstance(memories, list) or len(memories) > MAX_ATOMS:
+        raise validation_error(f"memories holds at most {MAX_ATOMS} items.", field="memories")
+    for index, atom in enumerate(memories):
+        if not isinstance(atom, dict) or "content" not in atom or "kind" not in atom:
+            raise validation_error(f"memories[{index}] needs at least content and kind.", field="memories")
+        unknown = sorted(set(atom) - ATOM_FIELDS)
+        if unknown:
+            raise validation_error(f"memories[{index}] has unknown fields: {', '.join(unknown)}.", field="memories")
+
+    if task_id:
+        summary_scope = {"scope_type": ScopeType.TASK, "scope_key": task_id}
+    elif project_key:
+        summary_scope = {"scope_type": ScopeType.PROJECT, "scope_key": project_key}
+    else:
+        summary_scope = {"scope_type": ScopeType.GLOBAL, "scope_key": None}
+    atom_scope = (
+        {"scope_type": ScopeType.PROJECT, "scope_key": project_key}
+        if project_key
+        else {"scope_type": ScopeType.GLOBAL, "scope_key": None}
+    )
+
+    with transaction.atomic():
+        summary_receipt = memory_remember(
+            actor=actor, content=summary, kind=Kind.TASK_STATE if task_id else Kind.EVENT,
+            type=MemoryType.EPISODIC, **summary_scope,
+        )  # fmt: skip
+        memory_ids = []
+        for index, atom in enumerate(memories):
+            try:
+                receipt = memory_remember(actor=actor, **{**atom_scope, **atom})
+            except ServiceError as error:
+                raise ServiceError(
+                    error.code, f"memories[{index}]: {error.message}", [{"index": index}, *error.details]
+                ) from None
+            if receipt.id != summary_receipt.id:
+                memory_link(actor=actor, from_id=receipt.id, to_id=summary_receipt.id, relation="derived_from")
+            memory_ids.append(receipt.id)
+    return {"summary_id": summary_receipt.id, "memory_ids": memory_ids}
