@@ -203,17 +203,22 @@ class Outcome:
 
 def run_queries(queries: list[dict], actors: dict, ids: dict[str, str]) -> list[dict]:
     """Recall every query as its agent; return the raw results per query."""
+    from django.db import transaction
+
     from memories.retrieval import recall
 
     slugs = {memory_id: slug for slug, memory_id in ids.items()}
     runs = []
     for query in queries:
         try:
-            result = recall(
-                actor=actors[query.get("agent") or DEFAULT_AGENT], query=query["query"],
-                alt_queries=query.get("alt_queries"), project_key=query.get("project_key"),
-                task_id=query.get("task_id"), kinds=query.get("kinds"), limit=RECALL_LIMIT,
-            )  # fmt: skip
+            # A savepoint, so that a database error ends this query only, even inside a
+            # test's transaction.
+            with transaction.atomic():
+                result = recall(
+                    actor=actors[query.get("agent") or DEFAULT_AGENT], query=query["query"],
+                    alt_queries=query.get("alt_queries"), project_key=query.get("project_key"),
+                    task_id=query.get("task_id"), kinds=query.get("kinds"), limit=RECALL_LIMIT,
+                )  # fmt: skip
         except Exception as error:  # one broken query must not hide the figures of the rest
             runs.append({"results": [], "no_confident_match": None, "retrieval": {},
                          "error": f"{type(error).__name__}: {error}".strip()[:300]})  # fmt: skip

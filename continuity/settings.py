@@ -175,4 +175,10 @@ LOGGING = {
 # Requests each agent token may make per minute, counted in the shared cache (Redis in the
 # team profile) so the limit holds across web processes. 0 turns the limit off.
 CONTINUITY_RATE_LIMIT_PER_MINUTE = int(os.environ.get("CONTINUITY_RATE_LIMIT_PER_MINUTE", "600"))
+# As an installed app, ninja serves its docs page's Swagger UI from its own static files
+# instead of loading it from a CDN.
+INSTALLED_APPS += ["ninja"]
+# Unknown routes, wrong methods and refused hosts under /api/ answer in the error envelope,
+# not HTML. First, so that it also sees the answers of every other middleware.
+MIDDLEWARE = ["continuity.api_errors.ApiErrorMiddleware", *MIDDLEWARE]
 # --- end Agent API ----------------------------------------------------------------------------

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import path
 from django.views.generic import RedirectView
 
+from continuity.api import api
 from continuity.health import health
 
 admin.site.site_header = "Continuity"
@@ -11,5 +12,6 @@ admin.site.index_title = "Memory administration"
 urlpatterns = [
     path("health", health, name="health"),
     path("admin/", admin.site.urls),
+    path("api/v1/", api.urls),
     path("", RedirectView.as_view(pattern_name="admin:index", permanent=False), name="home"),
 ]

@@ -1,4 +1,4 @@
-"""Fixtures for the agent API: an isolated cache per test, HTTP helpers, database snapshots."""
+"""Fixtures for the agent API: an isolated cache per test and HTTP clients bound to tokens."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import uuid
 
 import pytest
 from django.conf import settings as django_settings
+
+from tests.api.helpers import ApiClient
 
 
 @pytest.fixture(autouse=True)
@@ -15,3 +17,25 @@ def isolated_cache(settings):
     caches = {name: dict(config) for name, config in django_settings.CACHES.items()}
     caches["default"]["KEY_PREFIX"] = f"test-{uuid.uuid4().hex}"
     settings.CACHES = caches
+
+
+@pytest.fixture
+def agent_token(make_token):
+    """A token with every agent scope: (row, raw)."""
+    return make_token("claude-code")
+
+
+@pytest.fixture
+def api(client, agent_token) -> ApiClient:
+    return ApiClient(client, agent_token[1])
+
+
+@pytest.fixture
+def api_as(client, make_token):
+    """`api_as(scopes=[...], allowed_projects=[...], user=...)`: a client with a new token."""
+
+    def make(agent_name="claude-code", **token_options) -> ApiClient:
+        _, raw = make_token(agent_name, **token_options)
+        return ApiClient(client, raw)
+
+    return make
