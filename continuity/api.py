@@ -14,7 +14,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from ninja import NinjaAPI, Schema
 
-from continuity.api_errors import READ_ERRORS, install_error_handlers
+from continuity.api_errors import READ_ERRORS, install_error_handlers, refuse_unknown_parameters
 from continuity.auth import AgentTokenAuth
 from continuity.ratelimit import rate_limit_per_minute
 from memories import retrieval
@@ -82,6 +82,7 @@ class CapabilitiesOut(Schema):
 def capabilities(request: HttpRequest):
     """The profile, version and retrieval channels of this server, the limits every call is
     held to, and what the calling token may do. Needs no scope; call it once per session."""
+    refuse_unknown_parameters(request, ())
     token = request.actor.token
     return {
         "profile": settings.CONTINUITY_PROFILE,

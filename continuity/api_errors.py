@@ -133,6 +133,21 @@ def http_error_response(error: HttpError) -> JsonResponse:
     return status_error_response(error.status_code, str(error) or None)
 
 
+def refuse_unknown_parameters(request: HttpRequest, known) -> None:
+    """ninja ignores query parameters it does not know; a misspelt one (`kind` for `kinds`)
+    would silently change the answer, so it is refused like an unknown body field."""
+    unknown = sorted(set(request.GET) - set(known))
+    if unknown:
+        raise ServiceError(
+            ErrorCode.VALIDATION_ERROR,
+            f"Unknown query parameter(s): {', '.join(unknown)}.",
+            [
+                {"field": name, "location": "query", "message": "Unknown parameter.", "type": "extra_forbidden"}
+                for name in unknown
+            ],
+        )
+
+
 def install_error_handlers(api: NinjaAPI) -> None:
     @api.exception_handler(ServiceError)
     def on_service_error(request: HttpRequest, exc: ServiceError) -> HttpResponse:

@@ -14,8 +14,7 @@ from django.http import HttpRequest
 from ninja import Query, Router, Schema
 from ninja.responses import Status as Reply
 
-from continuity.api_errors import READ_ERRORS, WRITE_ERRORS
-from continuity.errors import ErrorCode, ServiceError
+from continuity.api_errors import READ_ERRORS, WRITE_ERRORS, refuse_unknown_parameters
 from memories import retrieval, services
 from memories.api.schemas import (
     BootstrapOut,
@@ -48,21 +47,6 @@ NOTHING_WRITTEN = ("duplicate", "unchanged")
 def _given(payload: Schema | None) -> dict:
     """The arguments the caller set, as plain JSON values; the service supplies defaults."""
     return payload.model_dump(mode="json", exclude_none=True) if payload is not None else {}
-
-
-def _no_unknown_parameters(request: HttpRequest, schema: type[Schema]) -> None:
-    """ninja ignores query parameters it does not know; a misspelt one (`kind` for `kinds`)
-    would silently change the answer, so it is refused like an unknown body field."""
-    unknown = sorted(set(request.GET) - set(schema.model_fields))
-    if unknown:
-        raise ServiceError(
-            ErrorCode.VALIDATION_ERROR,
-            f"Unknown query parameter(s): {', '.join(unknown)}.",
-            [
-                {"field": name, "location": "query", "message": "Unknown parameter.", "type": "extra_forbidden"}
-                for name in unknown
-            ],
-        )
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -110,6 +94,7 @@ def link(request: HttpRequest, id: UUID, payload: LinkIn):
 
 @router.get("/memories/{id}", response={200: MemoryOut, **READ_ERRORS}, summary="One memory")
 def get(request: HttpRequest, id: UUID):
+    refuse_unknown_parameters(request, ())
     return memory_get(actor=request.actor, memory_id=id)
 
 
@@ -118,7 +103,7 @@ def get(request: HttpRequest, id: UUID):
 )
 def history(request: HttpRequest, id: UUID, params: Query[HistoryParams]):
     """Events of this memory and of its earlier versions, newest first."""
-    _no_unknown_parameters(request, HistoryParams)
+    refuse_unknown_parameters(request, HistoryParams.model_fields)
     page = memory_history(actor=request.actor, memory_id=id, limit=params.limit, cursor=params.cursor)
     return {"events": page.events, "next_cursor": page.next_cursor}
 
@@ -127,7 +112,7 @@ def history(request: HttpRequest, id: UUID, params: Query[HistoryParams]):
 def recall(request: HttpRequest, params: Query[RecallParams]):
     """The memories that answer a query, best first. `no_confident_match` says when nothing
     relevant was found; page with `next_cursor`."""
-    _no_unknown_parameters(request, RecallParams)
+    refuse_unknown_parameters(request, RecallParams.model_fields)
     return retrieval.recall(actor=request.actor, **_given(params)).as_dict()
 
 
@@ -147,7 +132,7 @@ def context(request: HttpRequest, payload: ContextIn):
 def bootstrap(request: HttpRequest, params: Query[BootstrapParams]):
     """What an agent should know when a session starts: call it once per session, not
     every turn."""
-    _no_unknown_parameters(request, BootstrapParams)
+    refuse_unknown_parameters(request, BootstrapParams.model_fields)
     return retrieval.bootstrap(actor=request.actor, **_given(params)).as_dict()
 
 
