@@ -38,6 +38,8 @@ SQLITE_FORWARD = [
         WHERE new.status IN ('active', 'superseded');
     END
     """,
+    # Document frequencies per term, for choosing which query terms are worth ranking.
+    "CREATE VIRTUAL TABLE memories_search_vocab USING fts5vocab(memories_search, 'row')",
     """
     INSERT INTO memories_search (rowid, memory_id, body, aux, scope)
     SELECT rowid, id, search_body, search_aux, search_scope FROM memories_memory
@@ -48,6 +50,7 @@ SQLITE_BACKWARD = [
     "DROP TRIGGER IF EXISTS memories_search_update",
     "DROP TRIGGER IF EXISTS memories_search_delete",
     "DROP TRIGGER IF EXISTS memories_search_insert",
+    "DROP TABLE IF EXISTS memories_search_vocab",
     "DROP TABLE IF EXISTS memories_search",
 ]
 

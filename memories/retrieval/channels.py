@@ -31,18 +31,27 @@ MAX_KEY_CANDIDATES = 20
 
 @dataclass(frozen=True)
 class SearchContext:
+    """What every channel gets. A channel must return only ids inside `scoped` (the
+    caller's owner, scopes, visibility and searchable statuses)."""
+
     actor: Actor
     queries: tuple[str, ...]
-    scoped: QuerySet[Memory]  # the caller's scopes, visibility and statuses, already applied
+    scoped: QuerySet[Memory]
     scope_tokens: list[str]
     kind_tokens: list[str]
+    terms: tuple[str, ...]
+    frequencies: dict[str, int]  # memories holding each term, across the index
 
-    @property
-    def terms(self) -> tuple[str, ...]:
-        seen: dict[str, None] = {}
-        for query in self.queries:
-            seen.update(dict.fromkeys(query_terms(query)))
-        return tuple(seen)
+
+def query_context(*, actor, queries, scoped, scope_tokens, kind_tokens) -> SearchContext:
+    seen: dict[str, None] = {}
+    for query in queries:
+        seen.update(dict.fromkeys(query_terms(query)))
+    terms = tuple(seen)
+    return SearchContext(
+        actor=actor, queries=queries, scoped=scoped, scope_tokens=scope_tokens,
+        kind_tokens=kind_tokens, terms=terms, frequencies=index.document_frequencies(terms),
+    )  # fmt: skip
 
 
 Channel = Callable[[SearchContext], list]
@@ -70,8 +79,9 @@ def _text_channel(column: str) -> Channel:
                 scoped=search.scoped, needle=search.queries[0], limit=CANDIDATES_PER_CHANNEL
             )
         return index.search(
-            scoped=search.scoped, column=column, terms=terms, scope_tokens=search.scope_tokens,
-            kind_tokens=search.kind_tokens, limit=CANDIDATES_PER_CHANNEL,
+            scoped=search.scoped, column=column, terms=terms, frequencies=search.frequencies,
+            scope_tokens=search.scope_tokens, kind_tokens=search.kind_tokens,
+            limit=CANDIDATES_PER_CHANNEL,
         )  # fmt: skip
 
     return channel
@@ -118,12 +128,11 @@ class Relevance:
     something never written down stays unanswered.
     """
 
-    def __init__(self, queries: tuple[str, ...]):
-        self.per_query = [query_terms(query) for query in queries]
-        cjk = {term for terms in self.per_query for term in terms if is_cjk(term)}
-        known = index.known_terms(sorted(cjk)) if cjk else set()
+    def __init__(self, search: SearchContext):
+        known = {term for term, count in search.frequencies.items() if count > 0}
         self.per_query = [
-            tuple(term for term in terms if not is_cjk(term) or term in known) for terms in self.per_query
+            tuple(term for term in query_terms(query) if not is_cjk(term) or term in known)
+            for query in search.queries
         ]
         self.counted_terms = sorted({term for terms in self.per_query for term in terms})
 

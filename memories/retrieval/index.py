@@ -3,6 +3,10 @@
 Both index the same pre-analysed terms (memories.retrieval.analysis), so a query matches
 the same memories on SQLite and PostgreSQL; only the ranking function differs (bm25 vs
 ts_rank), and recall uses ranks, not raw scores.
+
+Ranking every memory that contains a common term costs time in proportion to the store,
+so a search first asks for memories holding all of the query's known terms, and only
+widens to any-term matching over the more selective terms when that finds too few.
 """
 
 from __future__ import annotations
@@ -20,18 +24,55 @@ PG_VECTORS = {
     "aux": "array_to_tsvector(string_to_array(search_aux, ' '))",
 }
 PREFIX_MIN_CHARS = 4  # latin terms this long also match longer words: postgres → postgresql
+# A term in more memories than this is too common to rank by alone (PostgreSQL counts
+# only up to it, so the check stays cheap).
+COMMON_TERM_DOCS = 2000
+MIN_SELECTIVE_TERMS = 2
 
 
 def wants_prefix(term: str) -> bool:
     return term.isascii() and term.isalpha() and len(term) >= PREFIX_MIN_CHARS
 
 
-def _fts5_terms(terms) -> str:
-    return " OR ".join(f'"{term}"*' if wants_prefix(term) else f'"{term}"' for term in terms)
+def _fts5_term(term: str) -> str:
+    return f'"{term}"*' if wants_prefix(term) else f'"{term}"'
 
 
-def _tsquery(terms) -> str:
-    return " | ".join(f"'{term}':*" if wants_prefix(term) else f"'{term}'" for term in terms)
+def _ts_term(term: str) -> str:
+    return f"'{term}':*" if wants_prefix(term) else f"'{term}'"
+
+
+def document_frequencies(terms) -> dict[str, int]:
+    """How many indexed memories hold each term (prefix terms: their longer words too),
+    across all owners: a statistic for choosing terms, never returned to callers."""
+    counts = {}
+    for term in terms:
+        if connection.vendor == "sqlite":
+            upper = term[:-1] + chr(ord(term[-1]) + 1)
+            with connection.cursor() as cursor:
+                if wants_prefix(term):
+                    cursor.execute(
+                        "SELECT coalesce(sum(doc), 0) FROM memories_search_vocab "
+                        "WHERE term >= %s AND term < %s",
+                        [term, upper],
+                    )
+                else:
+                    cursor.execute(
+                        "SELECT coalesce(sum(doc), 0) FROM memories_search_vocab WHERE term = %s",
+                        [term],
+                    )
+                counts[term] = cursor.fetchone()[0]
+        else:
+            vectors = f"({PG_VECTORS['body']} @@ %s::tsquery OR {PG_VECTORS['aux']} @@ %s::tsquery)"
+            query = _ts_term(term)
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"SELECT count(*) FROM (SELECT 1 FROM memories_memory WHERE {vectors} "
+                    "LIMIT %s) AS capped",
+                    [query, query, COMMON_TERM_DOCS + 1],
+                )
+                counts[term] = cursor.fetchone()[0]
+    return counts
 
 
 def search(
@@ -39,70 +80,72 @@ def search(
     scoped: QuerySet[Memory],
     column: str,
     terms: tuple[str, ...],
+    frequencies: dict[str, int],
     scope_tokens: list[str],
     kind_tokens: list[str],
     limit: int,
 ) -> list:
-    """Ids of the scoped memories whose `column` matches any of `terms`, best first."""
-    if not terms:
+    """Ids of the scoped memories whose `column` matches the query terms, best first:
+    memories with every known term, then memories with any of the selective ones."""
+    known = [term for term in terms if frequencies.get(term, 0) > 0]
+    if not known:
         return []
+    by_rarity = sorted(known, key=lambda term: (frequencies[term], term))
+    selective = [term for term in by_rarity if frequencies[term] <= COMMON_TERM_DOCS]
+    # Only common terms: ranking all their matches costs time in proportion to the store
+    # and tells little; the newest matches are the better bet.
+    newest_first = not selective
+    found = _match(scoped, column, known, "AND", scope_tokens, kind_tokens, limit, newest_first)
+    if len(found) < limit and len(known) > 1:
+        selective = selective or by_rarity[:MIN_SELECTIVE_TERMS]
+        seen = set(found)
+        widened = _match(scoped, column, selective, "OR", scope_tokens, kind_tokens, limit, newest_first)
+        for memory_id in widened:
+            if memory_id not in seen:
+                found.append(memory_id)
+                seen.add(memory_id)
+    return found[:limit]
+
+
+def _match(scoped, column, terms, operator, scope_tokens, kind_tokens, limit, newest_first) -> list:
     if connection.vendor == "sqlite":
-        # The scope tokens make FTS5 intersect with the caller's scopes inside the index,
-        # so cost follows the matches in scope, not in the whole store.
-        match = f"{column} : ({_fts5_terms(terms)}) AND scope : ({' OR '.join(scope_tokens)})"
+        # The scope tokens make FTS5 intersect with the caller's owner, scopes and
+        # visibility inside the index (the triggers index only searchable statuses), so
+        # the ids it returns need no second check.
+        joined = f" {operator} ".join(_fts5_term(term) for term in terms)
+        match = f"{column} : ({joined}) AND scope : ({' OR '.join(scope_tokens)})"
         if kind_tokens:
             match += f" AND scope : ({' OR '.join(kind_tokens)})"
         weights = "0, 1, 0, 0" if column == "body" else "0, 0, 1, 0"
+        # Rowids grow with inserts, and FTS5 walks them in order and stops at the limit.
+        order = "rowid DESC" if newest_first else f"bm25(memories_search, {weights}), memory_id"
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT memory_id FROM memories_search WHERE memories_search MATCH %s "
-                f"ORDER BY bm25(memories_search, {weights}), memory_id LIMIT %s",
-                [match, limit * 2],
+                f"ORDER BY {order} LIMIT %s",
+                [match, limit],
             )
-            ranked = [row[0] for row in cursor.fetchall()]
-        # The index says what matches; the queryset re-applies visibility and status.
-        allowed = set(scoped.filter(pk__in=ranked).values_list("pk", flat=True))
-        order = [Memory._meta.pk.to_python(value) for value in ranked]
-        return [pk for pk in order if pk in allowed][:limit]
+            return [Memory._meta.pk.to_python(row[0]) for row in cursor.fetchall()]
     vector = PG_VECTORS[column]
-    query = _tsquery(terms)
-    return list(
-        scoped.extra(where=[f"{vector} @@ %s::tsquery"], params=[query])
-        .annotate(text_rank=RawSQL(f"ts_rank({vector}, %s::tsquery)", [query]))
-        .order_by("-text_rank", "pk")
-        .values_list("pk", flat=True)[:limit]
-    )
+    query = (" & " if operator == "AND" else " | ").join(_ts_term(term) for term in terms)
+    matches = scoped.extra(where=[f"{vector} @@ %s::tsquery"], params=[query])
+    if newest_first:
+        matches = matches.order_by("-updated_at", "pk")
+    else:
+        matches = matches.annotate(
+            text_rank=RawSQL(f"ts_rank({vector}, %s::tsquery)", [query])
+        ).order_by("-text_rank", "pk")
+    return list(matches.values_list("pk", flat=True)[:limit])
 
 
 def substring_search(*, scoped: QuerySet[Memory], needle: str, limit: int) -> list:
     """For queries too short to have terms (one CJK character, a symbol): a bounded
     substring scan of the scoped memories, newest first (pg_trgm serves it on PostgreSQL)."""
     return list(
-        scoped.filter(content__icontains=needle).order_by("-updated_at", "pk").values_list("pk", flat=True)[:limit]
+        scoped.filter(content__icontains=needle)
+        .order_by("-updated_at", "pk")
+        .values_list("pk", flat=True)[:limit]
     )
-
-
-def known_terms(terms) -> set[str]:
-    """Which of these terms occur in any indexed memory (of any scope)."""
-    known = set()
-    for term in terms:
-        if connection.vendor == "sqlite":
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT 1 FROM memories_search WHERE memories_search MATCH %s LIMIT 1",
-                    [f'{{body aux}} : "{term}"'],
-                )
-                found = cursor.fetchone() is not None
-        else:
-            found = (
-                Memory.objects.extra(
-                    where=[f"({PG_VECTORS['body']} @@ %s::tsquery OR {PG_VECTORS['aux']} @@ %s::tsquery)"],
-                    params=[f"'{term}'", f"'{term}'"],
-                ).exists()
-            )
-        if found:
-            known.add(term)
-    return known
 
 
 def compact() -> None:

@@ -19,7 +19,7 @@ from continuity.actors import Actor
 from continuity.errors import forbidden, validation_error
 from memories.models import SEARCHABLE_STATUSES, Kind, Memory, ScopeType, Status, Trust, Visibility
 from memories.retrieval import channels
-from memories.retrieval.analysis import kind_token, query_terms, scope_token
+from memories.retrieval.analysis import kind_token, scope_token
 from memories.selectors import memories_visible_to
 from memories.services.validation import MAX_SCOPE_KEY_CHARS, label
 
@@ -164,7 +164,7 @@ def scoped_memories(actor: Actor, request: RecallRequest) -> QuerySet[Memory]:
 def rank(actor: Actor, request: RecallRequest) -> Ranking:
     scoped = scoped_memories(actor, request)
     visibilities = [Visibility.SHARED, Visibility.PRIVATE] if actor.can_read_private else [Visibility.SHARED]
-    search = channels.SearchContext(
+    search = channels.query_context(
         actor=actor,
         queries=request.queries,
         scoped=scoped,
@@ -182,10 +182,16 @@ def rank(actor: Actor, request: RecallRequest) -> Ranking:
         for position, memory_id in enumerate(ids, start=1):
             entry = fused.setdefault(memory_id, {})
             entry[channel_name] = position
-    rows = {memory.pk: memory for memory in scoped.filter(pk__in=list(fused))}
+    # Channels return only scoped ids; fetching by primary key alone keeps this lookup on
+    # the unique index (the owner check is a last line of defence, not a filter).
+    rows = {
+        memory.pk: memory
+        for memory in Memory.objects.filter(pk__in=list(fused))
+        if memory.owner_id == actor.user.pk
+    }
     ranked = [RankedMemory(rows[pk], channels=hits) for pk, hits in fused.items() if pk in rows]
 
-    relevance = channels.Relevance(request.queries)
+    relevance = channels.Relevance(search)
     newest = max((item.memory.updated_at for item in ranked), default=None)
     for item in ranked:
         memory = item.memory
