@@ -1,8 +1,9 @@
-"""ASGI entry point: `continuity.asgi:application`.
+"""ASGI entry point: `continuity.asgi:application`, a small dispatcher.
 
-Django's ASGI handler does not speak the lifespan protocol, so this dispatcher answers
-lifespan itself and hands every HTTP request to Django. Mounted ASGI apps (the MCP
-endpoint) register here with their path prefix and a lifespan of their own.
+Lifespan and /mcp go to the MCP SDK's app; everything else goes to Django. Django's ASGI
+handler does not speak lifespan, and the MCP app needs it: its lifespan starts the session
+manager's task group, without which every MCP request fails ("Task group is not
+initialized"), even in stateless mode.
 """
 
 import os
@@ -12,14 +13,14 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "continuity.settings")
 django_application = get_asgi_application()
 
+from continuity.mcp import MCP_PATH, http_app  # noqa: E402 - needs Django set up first
+
+mcp_application = http_app()
+
 
 async def application(scope, receive, send):
-    if scope["type"] == "lifespan":
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await send({"type": "lifespan.shutdown.complete"})
-                return
-    await django_application(scope, receive, send)
+    path = scope.get("path", "")
+    if scope["type"] == "lifespan" or path == MCP_PATH or path.startswith(MCP_PATH + "/"):
+        await mcp_application(scope, receive, send)
+    else:
+        await django_application(scope, receive, send)

@@ -182,3 +182,22 @@ INSTALLED_APPS += ["ninja"]
 # not HTML. First, so that it also sees the answers of every other middleware.
 MIDDLEWARE = ["continuity.api_errors.ApiErrorMiddleware", *MIDDLEWARE]
 # --- end Agent API ----------------------------------------------------------------------------
+
+# --- MCP (/mcp) -------------------------------------------------------------------------------
+# Host and Origin allow-lists of the MCP endpoint, against DNS rebinding (a bad Host gets 421,
+# a bad Origin 403). Defaults: the Django host names that are plain names (the MCP SDK has no
+# '.example.com' or '*' patterns) plus the localhost forms; origins are those names over http
+# and https. A name without a port also matches it with any port.
+_MCP_DEFAULT_HOSTS = [
+    host for host in dict.fromkeys([*ALLOWED_HOSTS, "127.0.0.1", "localhost", "[::1]"])
+    if host != "*" and not host.startswith(".")
+]
+CONTINUITY_MCP_ALLOWED_HOSTS = env_list("CONTINUITY_MCP_ALLOWED_HOSTS", ",".join(_MCP_DEFAULT_HOSTS))
+CONTINUITY_MCP_ALLOWED_ORIGINS = env_list(
+    "CONTINUITY_MCP_ALLOWED_ORIGINS",
+    ",".join(
+        [f"{scheme}://{host}" for host in CONTINUITY_MCP_ALLOWED_HOSTS for scheme in ("http", "https")]
+        + CSRF_TRUSTED_ORIGINS
+    ),
+)
+# --- end MCP ----------------------------------------------------------------------------------

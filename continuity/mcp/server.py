@@ -1,0 +1,209 @@
+"""The MCP server: tool registration, bearer-token auth, errors in the envelope, transports.
+
+Two doors share one server definition: Streamable HTTP at /mcp (stateless, JSON responses,
+mounted beside Django by continuity/asgi.py) and stdio (`manage.py mcp_stdio`, with the
+token from the environment).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import ValidationError
+from starlette.applications import Starlette
+
+from continuity.auth import actor_from_authorization
+from continuity.errors import ErrorCode, ServiceError
+from continuity.mcp import tools
+from continuity.mcp.calls import error_result, presented_token
+
+MCP_PATH = "/mcp"
+MAX_REQUEST_BYTES = 1024 * 1024
+
+INSTRUCTIONS = """\
+Continuity is the user's long-term memory, shared by all their agents. Call memory_bootstrap \
+once when a session starts. Before answering anything that depends on the user's preferences, \
+their project's conventions or earlier decisions, call memory_recall. Save durable \
+preferences, decisions and lessons with memory_remember (never secrets or chatter), and \
+checkpoint at milestones. The user reviews everything agents write."""
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+# name -> (title, annotations)
+TOOLS = {
+    tools.memory_bootstrap: ("Load session memory", READ_ONLY),
+    tools.memory_recall: ("Recall memories", READ_ONLY),
+    tools.memory_remember: (
+        "Remember a statement",
+        ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                        open_world_hint=False),
+    ),
+    tools.memory_checkpoint: (
+        "Save a checkpoint",
+        ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                        open_world_hint=False),
+    ),
+    tools.memory_link: (
+        "Link memories",
+        ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                        open_world_hint=False),
+    ),
+    tools.memory_forget: (
+        "Forget a wrong or obsolete memory",
+        ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+                        open_world_hint=False),
+    ),
+    tools.memory_history: ("Memory history", READ_ONLY),
+    tools.memory_context: ("Build a context block", READ_ONLY),
+    tools.memory_capabilities: ("Server capabilities and your access", READ_ONLY),
+}  # fmt: skip
+
+
+def _validation_failure(error: ValidationError) -> ServiceError:
+    details, parts = [], []
+    for item in error.errors():
+        field = ".".join(str(part) for part in item["loc"]) or None
+        details.append({"field": field, "message": item["msg"]})
+        parts.append(f"{field}: {item['msg']}" if field else item["msg"])
+    return ServiceError(ErrorCode.VALIDATION_ERROR, "Invalid arguments: " + "; ".join(parts), details)
+
+
+class ContinuityMCP(MCPServer):
+    """MCPServer that knows who is calling and renders every failure in the envelope.
+
+    With `token` (stdio) every call acts with that token; without it (HTTP) with the bearer
+    token the SDK verified for this request. Argument errors — unknown names, wrong types,
+    values out of bounds — become VALIDATION_ERROR tool errors like any service error.
+    """
+
+    def __init__(self, *, token: str | None = None, **kwargs: Any):
+        registered = []
+        for fn, (title, annotations) in TOOLS.items():
+            tool = Tool.from_function(
+                fn, title=title, description=inspect.cleandoc(fn.__doc__), annotations=annotations
+            )
+            # Unknown arguments are refused (below), and the schema says so.
+            tool.parameters["additionalProperties"] = False
+            registered.append(tool)
+        super().__init__(
+            name="continuity",
+            title="Continuity memory",
+            version=settings.VERSION,
+            instructions=INSTRUCTIONS,
+            tools=registered,
+            **kwargs,
+        )
+        self._parameters = {tool.name: set(tool.parameters.get("properties", {})) for tool in registered}
+        self._token = token
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context=None) -> CallToolResult:
+        raw = self._token
+        if raw is None:
+            access = get_access_token()
+            raw = access.token if access else None
+        reset = presented_token.set(raw)
+        try:
+            unknown = sorted(set(arguments) - self._parameters.get(name, set(arguments)))
+            if unknown:
+                return error_result(
+                    ServiceError(
+                        ErrorCode.VALIDATION_ERROR,
+                        f"Unknown argument(s) for {name}: {', '.join(unknown)}.",
+                        [{"field": field, "message": "unknown argument"} for field in unknown],
+                    )
+                )
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            cause = error.__cause__
+            if isinstance(cause, ValidationError) and not isinstance(error, UnexpectedToolError):
+                return error_result(_validation_failure(cause))
+            raise
+        finally:
+            presented_token.reset(reset)
+
+
+class PersonalAccessTokenVerifier:
+    """The SDK's TokenVerifier for `cont_pat_` tokens: looked up on every request, never
+    cached, so expiry and revocation apply at once."""
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        return await sync_to_async(_verify, thread_sensitive=False)(token)
+
+
+def _verify(raw: str) -> AccessToken | None:
+    close_old_connections()
+    try:
+        pat = actor_from_authorization(f"Bearer {raw}").token
+    except ServiceError:
+        return None
+    finally:
+        close_old_connections()
+    return AccessToken(
+        token=raw,
+        client_id=pat.agent_name,
+        scopes=list(pat.scopes),
+        expires_at=int(pat.expires_at.timestamp()),
+        subject=str(pat.owner_id),
+    )
+
+
+def build_server(*, token: str | None = None) -> ContinuityMCP:
+    """The stdio server acting with `token`, or (no token) the HTTP server, which
+    authenticates each request's bearer token."""
+    if token is not None:
+        return ContinuityMCP(token=token)
+    return ContinuityMCP(
+        token_verifier=PersonalAccessTokenVerifier(),
+        # Resource-server mode without OAuth: no metadata routes are published (there is no
+        # authorization server; tokens are issued in the dashboard), so the issuer URL is
+        # never shown. The SDK still requires one.
+        auth=AuthSettings(issuer_url="http://localhost", resource_server_url=None),
+    )
+
+
+def _with_any_port(entries: list[str]) -> list[str]:
+    """Each entry as given, plus its any-port form when it names no port: the SDK's
+    'name:*' matches only a Host or Origin that carries a port, so list both."""
+    result: list[str] = []
+    for entry in entries:
+        base = entry.removesuffix(":*")
+        forms = [base]
+        authority = base.split("://", 1)[-1]
+        has_port = "]:" in authority if authority.startswith("[") else ":" in authority
+        if not has_port:
+            forms.append(f"{base}:*")
+        result += [form for form in forms if form not in result]
+    return result
+
+
+def transport_security() -> TransportSecuritySettings:
+    """Host and Origin allow-lists against DNS rebinding (bad Host: 421, bad Origin: 403)."""
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=_with_any_port(settings.CONTINUITY_MCP_ALLOWED_HOSTS),
+        allowed_origins=_with_any_port(settings.CONTINUITY_MCP_ALLOWED_ORIGINS),
+    )
+
+
+def http_app() -> Starlette:
+    """The Starlette app serving /mcp. Its lifespan runs the SDK's session manager, which
+    even stateless requests need: the ASGI dispatcher must forward lifespan to it."""
+    return build_server().streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        stateless_http=True,
+        json_response=True,
+        transport_security=transport_security(),
+        max_request_body_size=MAX_REQUEST_BYTES,
+    )
