@@ -25,7 +25,7 @@ CJK_FUNCTION_CHARS = frozenset("的了吗呢吧啊是在和与及或把被给对
 
 
 def _latin_term(word: str) -> str | None:
-    word = word.replace("’", "'").removesuffix("'s")
+    word = word.replace("’", "'").removesuffix("'s").replace("'", "")  # isn't → isnt
     if word in text.STOPWORDS or (len(word) < 2 and not word.isdigit()):
         return None
     return text.stem(word)

@@ -35,11 +35,13 @@ def wants_prefix(term: str) -> bool:
 
 
 def _fts5_term(term: str) -> str:
-    return f'"{term}"*' if wants_prefix(term) else f'"{term}"'
+    quoted = '"' + term.replace('"', '""') + '"'
+    return quoted + "*" if wants_prefix(term) else quoted
 
 
 def _ts_term(term: str) -> str:
-    return f"'{term}':*" if wants_prefix(term) else f"'{term}'"
+    quoted = "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
+    return quoted + ":*" if wants_prefix(term) else quoted
 
 
 def document_frequencies(terms) -> dict[str, int]:

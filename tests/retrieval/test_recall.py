@@ -181,3 +181,10 @@ def test_kinds_filter(agent_actor, store):
 def test_alt_queries_bridge_languages(agent_actor, store):
     result = recall(actor=agent_actor, query="which container registry do we push to?", alt_queries=["镜像 推送"])
     assert ids(result)[0] == store["image"]
+
+
+def test_apostrophes_and_quotes_in_queries_are_plain_text(agent_actor, owner_actor):
+    target = remember(owner_actor, "Docker isn't available in the sandbox; run tests with make test-local")
+    for query in ["docker isn't available", 'the "sandbox" tests', "it's O'Brien's \\ sandbox"]:
+        result = recall(actor=agent_actor, query=query)
+        assert target in ids(result)
