@@ -68,7 +68,9 @@ def error_response(
     status: int, code: str, message: str, details: list | None = None, headers: dict | None = None
 ) -> JsonResponse:
     body = {"error": {"code": str(code), "message": message, "details": details or []}}
-    return JsonResponse(body, status=status, headers=headers, json_dumps_params={"ensure_ascii": False})
+    return JsonResponse(
+        body, status=status, headers=headers, json_dumps_params={"ensure_ascii": False}
+    )
 
 
 def status_error_response(status: int, message: str | None = None, headers=None) -> JsonResponse:
@@ -142,7 +144,12 @@ def refuse_unknown_parameters(request: HttpRequest, known) -> None:
             ErrorCode.VALIDATION_ERROR,
             f"Unknown query parameter(s): {', '.join(unknown)}.",
             [
-                {"field": name, "location": "query", "message": "Unknown parameter.", "type": "extra_forbidden"}
+                {
+                    "field": name,
+                    "location": "query",
+                    "message": "Unknown parameter.",
+                    "type": "extra_forbidden",
+                }
                 for name in unknown
             ],
         )
@@ -195,7 +202,9 @@ class ApiErrorMiddleware:
         ):
             return response
         ours = request.path.startswith(API_PREFIX)
-        unrouted = request.path.startswith("/api/") and getattr(request, "resolver_match", None) is None
+        unrouted = (
+            request.path.startswith("/api/") and getattr(request, "resolver_match", None) is None
+        )
         if not (ours or unrouted):
             return response
         enveloped = status_error_response(response.status_code)

@@ -75,14 +75,18 @@ def checkpoint(request: HttpRequest, payload: CheckpointIn):
     return Reply(201, services.memory_checkpoint(actor=request.actor, **_given(payload)))
 
 
-@router.post("/memories/{id}/forget", response={200: MemoryOut, **WRITE_ERRORS}, summary="Forget a memory")
+@router.post(
+    "/memories/{id}/forget", response={200: MemoryOut, **WRITE_ERRORS}, summary="Forget a memory"
+)
 def forget(request: HttpRequest, id: UUID, payload: ForgetIn | None = None):
     """Archive the memory, or supersede it when `superseded_by` names its replacement.
     Nothing is deleted: only the owner deletes. The body may be left out."""
     return services.memory_forget(actor=request.actor, memory_id=id, **_given(payload))
 
 
-@router.post("/memories/{id}/links", response={200: LinkOut, **WRITE_ERRORS}, summary="Link a memory")
+@router.post(
+    "/memories/{id}/links", response={200: LinkOut, **WRITE_ERRORS}, summary="Link a memory"
+)
 def link(request: HttpRequest, id: UUID, payload: LinkIn):
     """Link this memory to another memory (`to_id`) or to a resource (`uri`). The same link
     twice is one link."""
@@ -99,12 +103,16 @@ def get(request: HttpRequest, id: UUID):
 
 
 @router.get(
-    "/memories/{id}/history", response={200: HistoryOut, **READ_ERRORS}, summary="A memory's history"
+    "/memories/{id}/history",
+    response={200: HistoryOut, **READ_ERRORS},
+    summary="A memory's history",
 )
 def history(request: HttpRequest, id: UUID, params: Query[HistoryParams]):
     """Events of this memory and of its earlier versions, newest first."""
     refuse_unknown_parameters(request, HistoryParams.model_fields)
-    page = memory_history(actor=request.actor, memory_id=id, limit=params.limit, cursor=params.cursor)
+    page = memory_history(
+        actor=request.actor, memory_id=id, limit=params.limit, cursor=params.cursor
+    )
     return {"events": page.events, "next_cursor": page.next_cursor}
 
 
@@ -116,19 +124,25 @@ def recall(request: HttpRequest, params: Query[RecallParams]):
     return retrieval.recall(actor=request.actor, **_given(params)).as_dict()
 
 
-@router.post("/recall", response={200: RecallOut, **READ_ERRORS}, summary="Recall memories (JSON body)")
+@router.post(
+    "/recall", response={200: RecallOut, **READ_ERRORS}, summary="Recall memories (JSON body)"
+)
 def recall_with_body(request: HttpRequest, payload: RecallIn):
     """The same as GET /recall, for arguments that do not fit a URL."""
     return retrieval.recall(actor=request.actor, **_given(payload)).as_dict()
 
 
-@router.post("/context", response={200: ContextOut, **READ_ERRORS}, summary="A token-budgeted context")
+@router.post(
+    "/context", response={200: ContextOut, **READ_ERRORS}, summary="A token-budgeted context"
+)
 def context(request: HttpRequest, payload: ContextIn):
     """Recall, then whole memories fitted into a token budget; says what was omitted and why."""
     return retrieval.context_pack(actor=request.actor, **_given(payload)).as_dict()
 
 
-@router.get("/bootstrap", response={200: BootstrapOut, **READ_ERRORS}, summary="Session start context")
+@router.get(
+    "/bootstrap", response={200: BootstrapOut, **READ_ERRORS}, summary="Session start context"
+)
 def bootstrap(request: HttpRequest, params: Query[BootstrapParams]):
     """What an agent should know when a session starts: call it once per session, not
     every turn."""

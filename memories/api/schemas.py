@@ -62,28 +62,43 @@ class MemoryFieldsIn(StrictIn):
     type: MemoryType | None = Field(None, description="Defaults from the kind.")
     scope_type: ScopeType | None = Field(None, description="Defaults to global.")
     scope_key: str | None = Field(
-        None, description="github:owner/repo for a project, a task id, an agent name; none for global."
+        None,
+        description="github:owner/repo for a project, a task id, an agent name; none for global.",
     )
     key: str | None = Field(None, description="Logical key: one active memory per key and scope.")
-    value: dict[str, Any] | None = Field(None, description="A JSON object; deep-merged by write_mode=merge.")
+    value: dict[str, Any] | None = Field(
+        None, description="A JSON object; deep-merged by write_mode=merge."
+    )
     write_mode: Literal["replace", "merge"] | None = Field(None, description="Default replace.")
     expected_version: StrictInt | None = Field(
-        None, ge=0, description="Compare-and-set on a keyed write: the key's current version (0: new)."
+        None,
+        ge=0,
+        description="Compare-and-set on a keyed write: the key's current version (0: new).",
     )
     tags: list[str] | None = None
-    retrieval_hints: list[str] | None = Field(None, description="Other phrasings a later query may use.")
-    confidence: StrictFloat | None = Field(None, ge=0, le=1, description="Only with confidence_basis.")
+    retrieval_hints: list[str] | None = Field(
+        None, description="Other phrasings a later query may use."
+    )
+    confidence: StrictFloat | None = Field(
+        None, ge=0, le=1, description="Only with confidence_basis."
+    )
     confidence_basis: ConfidenceBasis | None = None
-    trust: Trust | None = Field(None, description="Agents write inferred (the default) or observed.")
+    trust: Trust | None = Field(
+        None, description="Agents write inferred (the default) or observed."
+    )
     visibility: Visibility | None = Field(None, description="private needs the private:read scope.")
 
 
 class RememberIn(MemoryFieldsIn):
-    idempotency_key: str | None = Field(None, description="A replay returns the first receipt unchanged.")
+    idempotency_key: str | None = Field(
+        None, description="A replay returns the first receipt unchanged."
+    )
 
 
 class EvolutionOut(Schema):
-    action: str = Field(..., description="created, replaced, merged, disputed, duplicate or unchanged.")
+    action: str = Field(
+        ..., description="created, replaced, merged, disputed, duplicate or unchanged."
+    )
     version: int
     supersedes: UUID | None
 
@@ -113,7 +128,9 @@ class RememberOut(Schema):
 class CheckpointIn(StrictIn):
     summary: Content
     memories: list[MemoryFieldsIn] | None = Field(
-        None, max_length=MAX_ATOMS, description="Durable facts learned; each linked derived_from the summary."
+        None,
+        max_length=MAX_ATOMS,
+        description="Durable facts learned; each linked derived_from the summary.",
     )
     project_key: str | None = None
     task_id: str | None = None
@@ -233,7 +250,9 @@ class RecallMemoryOut(Schema):
     updated_at: datetime
     score: float
     relevance: float = Field(..., description="Share of the query's terms found (1.0: exact key).")
-    channels: dict[str, int] = Field(..., description="Channel → this memory's rank in it (1-based).")
+    channels: dict[str, int] = Field(
+        ..., description="Channel → this memory's rank in it (1-based)."
+    )
 
 
 class RecallOut(Schema):
@@ -248,9 +267,13 @@ class ContextIn(StrictIn):
     alt_queries: list[str] | None = None
     project_key: str | None = None
     task_id: str | None = None
-    purpose: Literal[PURPOSES] | None = Field(None, description="Default general.")  # type: ignore[valid-type]
+    purpose: Literal[PURPOSES] | None = Field(  # type: ignore[valid-type]
+        None, description="Default general."
+    )
     token_budget: Budget | None = Field(None, description="Default 2000.")
-    max_memories: StrictInt | None = Field(None, ge=1, le=MAX_CONTEXT_MEMORIES, description="Default 20.")
+    max_memories: StrictInt | None = Field(
+        None, ge=1, le=MAX_CONTEXT_MEMORIES, description="Default 20."
+    )
 
 
 class ContextItemOut(Schema):
@@ -285,7 +308,9 @@ class ContextOut(Schema):
 
 class BootstrapParams(StrictIn):
     project_key: str | None = None
-    token_budget: int | None = Field(None, ge=MIN_TOKEN_BUDGET, le=MAX_TOKEN_BUDGET, description="Default 1500.")
+    token_budget: int | None = Field(
+        None, ge=MIN_TOKEN_BUDGET, le=MAX_TOKEN_BUDGET, description="Default 1500."
+    )
 
 
 class BootstrapItemOut(Schema):
@@ -310,12 +335,18 @@ class BootstrapOut(Schema):
 
 class QueryIn(StrictIn):
     query: str
-    subqueries: list[str] | None = Field(None, description="The parts to answer; split from query when absent.")
+    subqueries: list[str] | None = Field(
+        None, description="The parts to answer; split from query when absent."
+    )
     project_key: str | None = None
     task_id: str | None = None
-    include_history: StrictBool | None = Field(None, description="Add earlier versions and sources.")
+    include_history: StrictBool | None = Field(
+        None, description="Add earlier versions and sources."
+    )
     max_steps: StrictInt | None = Field(None, ge=1, le=MAX_STEPS, description="Default 4.")
-    timeout_ms: StrictInt | None = Field(None, ge=10, le=MAX_TIMEOUT_MS, description="Default 2000.")
+    timeout_ms: StrictInt | None = Field(
+        None, ge=10, le=MAX_TIMEOUT_MS, description="Default 2000."
+    )
     min_evidence: StrictInt | None = Field(None, ge=1, description="Default 1.")
 
 
