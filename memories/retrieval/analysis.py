@@ -17,11 +17,16 @@ from memories import text
 # Query words that say how a question is asked, not what it is about.
 QUESTION_WORDS = frozenset(
     "what which who whom whose why how when where do does did should would could can "
-    "need needs know tell remember recall find show give get any anything something there "
-    "ok okay again use using used".split()
+    "need needs know tell remember recall find show give get got any anything something "
+    "everything there ok okay again use using used want wanted look looks put else left "
+    "come comes new make makes fix keep set known last once whats thing things way ways "
+    "supposed allowed able sure right correct wrong good best better still ever actually "
+    "just really mean means okay yes no on off".split()
 )
 # CJK function words: a bigram made only of these carries no topic (的时, 了吗).
-CJK_FUNCTION_CHARS = frozenset("的了吗呢吧啊是在和与及或把被给对从向到也都就还又很最么什怎哪谁我你他她它们这那个些有没要会能该")
+CJK_FUNCTION_CHARS = frozenset("的了吗呢吧啊是在和与及或把被给对从向到也都就还又很最么什怎哪谁我你他她它们这那个些有没要会能该多少几")
+# Particles that end a phrase: a bigram holding one spans a word boundary (型的, 了吗).
+CJK_PARTICLES = frozenset("的了吗呢吧啊么")
 
 
 def _latin_term(word: str) -> str | None:
@@ -58,6 +63,8 @@ def query_terms(query: str) -> tuple[str, ...]:
     for term in index_terms(query):
         if text.is_cjk(term):
             if all(char in CJK_FUNCTION_CHARS for char in term):
+                continue
+            if len(term) == 2 and any(char in CJK_PARTICLES for char in term):
                 continue
         elif term in QUESTION_WORDS:
             continue
