@@ -25,6 +25,11 @@ QUESTION_WORDS = frozenset(
 )
 # CJK function words: a bigram made only of these carries no topic (的时, 了吗).
 CJK_FUNCTION_CHARS = frozenset("的了吗呢吧啊是在和与及或把被给对从向到也都就还又很最么什怎哪谁我你他她它们这那个些有没要会能该多少几")
+# How a Chinese question is asked, not what it is about (哪里, 怎么, 放在哪 "where is ... kept").
+CJK_QUESTION_WORDS = frozenset(
+    "哪里 哪儿 哪个 哪些 哪家 什么 怎么 怎样 如何 为何 是否 能否 可否 可以 需要 应该 一下 请问 "
+    "告诉 放在 存在 位于 用的 是啥 干嘛 多少 多久".split()
+)
 # Particles that end a phrase: a bigram holding one spans a word boundary (型的, 了吗).
 CJK_PARTICLES = frozenset("的了吗呢吧啊么")
 
@@ -57,14 +62,17 @@ def index_terms(content: str) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=4096)
 def query_terms(query: str) -> tuple[str, ...]:
     """Terms of a query: index terms minus question scaffolding ("how do I ...", 怎么).
-    CJK bigrams made only of function characters are dropped; bigrams spanning a word
-    boundary stay (they simply match nothing)."""
+    CJK bigrams made only of function characters, holding a particle, or naming the
+    question itself are dropped; other bigrams spanning a word boundary stay (they simply
+    match nothing, and recall's coverage measure discounts them)."""
     kept = []
     for term in index_terms(query):
         if text.is_cjk(term):
             if all(char in CJK_FUNCTION_CHARS for char in term):
                 continue
             if len(term) == 2 and any(char in CJK_PARTICLES for char in term):
+                continue
+            if term in CJK_QUESTION_WORDS:
                 continue
         elif term in QUESTION_WORDS:
             continue

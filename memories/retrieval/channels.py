@@ -21,7 +21,7 @@ from django.db.models import QuerySet
 from continuity.actors import Actor
 from memories.models import Memory
 from memories.retrieval import index
-from memories.retrieval.analysis import query_terms
+from memories.retrieval.concepts import Unit, query_units, single_term
 from memories.text import is_cjk
 
 log = logging.getLogger(__name__)
@@ -39,18 +39,19 @@ class SearchContext:
     scoped: QuerySet[Memory]
     scope_tokens: list[str]
     kind_tokens: list[str]
-    terms: tuple[str, ...]
+    units: tuple[Unit, ...]  # terms and concepts of all the query's phrasings
     frequencies: dict[str, int]  # memories holding each term, across the index
 
 
 def query_context(*, actor, queries, scoped, scope_tokens, kind_tokens) -> SearchContext:
-    seen: dict[str, None] = {}
+    units: dict[Unit, None] = {}
     for query in queries:
-        seen.update(dict.fromkeys(query_terms(query)))
-    terms = tuple(seen)
+        units.update(dict.fromkeys(query_units(query)))
+    terms = sorted({term for unit in units for alternative in unit for term in alternative})
     return SearchContext(
         actor=actor, queries=queries, scoped=scoped, scope_tokens=scope_tokens,
-        kind_tokens=kind_tokens, terms=terms, frequencies=index.document_frequencies(terms),
+        kind_tokens=kind_tokens, units=tuple(units),
+        frequencies=index.document_frequencies(terms),
     )  # fmt: skip
 
 
@@ -71,15 +72,14 @@ def key_channel(search: SearchContext) -> list:
 
 def _text_channel(column: str) -> Channel:
     def channel(search: SearchContext) -> list:
-        terms = search.terms
-        if not terms:
+        if not search.units:
             if column != "body":
                 return []
             return index.substring_search(
                 scoped=search.scoped, needle=search.queries[0], limit=CANDIDATES_PER_CHANNEL
             )
         return index.search(
-            scoped=search.scoped, column=column, terms=terms, frequencies=search.frequencies,
+            scoped=search.scoped, column=column, units=search.units, frequencies=search.frequencies,
             scope_tokens=search.scope_tokens, kind_tokens=search.kind_tokens,
             limit=CANDIDATES_PER_CHANNEL,
         )  # fmt: skip
@@ -120,31 +120,49 @@ def run_all(search: SearchContext) -> dict[str, list]:
 
 
 class Relevance:
-    """How much of a query a memory covers: the share of the query's terms found in the
-    memory's text, tags and hints (prefix matches count for longer latin words).
+    """How much of a query a memory covers: the share of the query's units (concepts and
+    single terms) found in the memory's text, tags and hints — a concept counts when any
+    of its phrasings is there, a longer latin word also by prefix.
 
-    CJK bigrams that occur nowhere in the store are left out of the count: they are word
-    boundaries (置缓 in 配置缓存), not topics. Latin words always count, so a question about
-    something never written down stays unanswered.
+    CJK bigrams that occur nowhere in the store are either word boundaries (存过 in
+    缓存过期) or unknown words (训练 in 训练集). A lone one between known words is a
+    boundary and is left out; a run of two or more is an unknown word and counts as one
+    unit that nothing matches. Latin words always count, so a question about something
+    never written down stays unanswered.
     """
 
     def __init__(self, search: SearchContext):
-        known = {term for term, count in search.frequencies.items() if count > 0}
-        self.per_query = [
-            tuple(term for term in query_terms(query) if not is_cjk(term) or term in known)
-            for query in search.queries
-        ]
-        self.counted_terms = sorted({term for terms in self.per_query for term in terms})
+        self.per_query = []
+        for query in search.queries:
+            units: list[Unit] = []
+            unknown_run: list[str] = []
+            for unit in (*query_units(query), None):
+                term = single_term(unit) if unit else None
+                if term is not None and is_cjk(term) and search.frequencies.get(term, 0) == 0:
+                    unknown_run.append(term)
+                    continue
+                if len(unknown_run) >= 2:
+                    units.append((tuple(unknown_run),))
+                unknown_run = []
+                if unit is not None:
+                    units.append(unit)
+            self.per_query.append(units)
+        self.counted_terms = sorted(
+            {" / ".join(" ".join(alt) for alt in unit) for units in self.per_query for unit in units}
+        )
 
     def of(self, memory: Memory) -> float:
         words = set(memory.search_body.split()) | set(memory.search_aux.split())
         best = 0.0
-        for terms in self.per_query:
-            if not terms:
-                continue
-            hits = sum(1 for term in terms if _term_in(term, words))
-            best = max(best, hits / len(terms))
+        for units in self.per_query:
+            if units:
+                hits = sum(1 for unit in units if _unit_in(unit, words))
+                best = max(best, hits / len(units))
         return best
+
+
+def _unit_in(unit: Unit, words: set[str]) -> bool:
+    return any(all(_term_in(term, words) for term in alternative) for alternative in unit)
 
 
 def _term_in(term: str, words: set[str]) -> bool:

@@ -16,6 +16,7 @@ from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
 
 from memories.models import Memory
+from memories.retrieval.concepts import Unit
 
 # Migration 0003 builds its GIN indexes over exactly these expressions; the planner uses an
 # index only when a query repeats its expression.
@@ -77,24 +78,30 @@ def document_frequencies(terms) -> dict[str, int]:
     return counts
 
 
+def unit_frequency(unit: Unit, frequencies: dict[str, int]) -> int:
+    """Roughly how many memories a unit matches: each phrasing by its rarest term."""
+    return sum(min(frequencies.get(term, 0) for term in alternative) for alternative in unit)
+
+
 def search(
     *,
     scoped: QuerySet[Memory],
     column: str,
-    terms: tuple[str, ...],
+    units: tuple[Unit, ...],
     frequencies: dict[str, int],
     scope_tokens: list[str],
     kind_tokens: list[str],
     limit: int,
 ) -> list:
-    """Ids of the scoped memories whose `column` matches the query terms, best first:
-    memories with every known term, then memories with any of the selective ones."""
-    known = [term for term in terms if frequencies.get(term, 0) > 0]
+    """Ids of the scoped memories whose `column` matches the query, best first: memories
+    with every known unit (term or concept), then memories with any selective one."""
+    counts = {unit: unit_frequency(unit, frequencies) for unit in units}
+    known = [unit for unit in units if counts[unit] > 0]
     if not known:
         return []
-    by_rarity = sorted(known, key=lambda term: (frequencies[term], term))
-    selective = [term for term in by_rarity if frequencies[term] <= COMMON_TERM_DOCS]
-    # Only common terms: ranking all their matches costs time in proportion to the store
+    by_rarity = sorted(known, key=lambda unit: (counts[unit], unit))
+    selective = [unit for unit in by_rarity if counts[unit] <= COMMON_TERM_DOCS]
+    # Only common units: ranking all their matches costs time in proportion to the store
     # and tells little; the newest matches are the better bet.
     newest_first = not selective
     found = _match(scoped, column, known, "AND", scope_tokens, kind_tokens, limit, newest_first)
@@ -109,12 +116,22 @@ def search(
     return found[:limit]
 
 
-def _match(scoped, column, terms, operator, scope_tokens, kind_tokens, limit, newest_first) -> list:
+def _fts5_unit(unit: Unit) -> str:
+    phrasings = [" AND ".join(_fts5_term(term) for term in alternative) for alternative in unit]
+    return "(" + " OR ".join(f"({phrasing})" for phrasing in phrasings) + ")"
+
+
+def _ts_unit(unit: Unit) -> str:
+    phrasings = [" & ".join(_ts_term(term) for term in alternative) for alternative in unit]
+    return "(" + " | ".join(f"({phrasing})" for phrasing in phrasings) + ")"
+
+
+def _match(scoped, column, units, operator, scope_tokens, kind_tokens, limit, newest_first) -> list:
     if connection.vendor == "sqlite":
         # The scope tokens make FTS5 intersect with the caller's owner, scopes and
         # visibility inside the index (the triggers index only searchable statuses), so
         # the ids it returns need no second check.
-        joined = f" {operator} ".join(_fts5_term(term) for term in terms)
+        joined = f" {operator} ".join(_fts5_unit(unit) for unit in units)
         match = f"{column} : ({joined}) AND scope : ({' OR '.join(scope_tokens)})"
         if kind_tokens:
             match += f" AND scope : ({' OR '.join(kind_tokens)})"
@@ -129,7 +146,7 @@ def _match(scoped, column, terms, operator, scope_tokens, kind_tokens, limit, ne
             )
             return [Memory._meta.pk.to_python(row[0]) for row in cursor.fetchall()]
     vector = PG_VECTORS[column]
-    query = (" & " if operator == "AND" else " | ").join(_ts_term(term) for term in terms)
+    query = (" & " if operator == "AND" else " | ").join(_ts_unit(unit) for unit in units)
     matches = scoped.extra(where=[f"{vector} @@ %s::tsquery"], params=[query])
     if newest_first:
         matches = matches.order_by("-updated_at", "pk")
