@@ -188,3 +188,24 @@ def test_apostrophes_and_quotes_in_queries_are_plain_text(agent_actor, owner_act
     for query in ["docker isn't available", 'the "sandbox" tests', "it's O'Brien's \\ sandbox"]:
         result = recall(actor=agent_actor, query=query)
         assert target in ids(result)
+
+
+def test_concepts_bridge_english_and_chinese(owner_actor, agent_actor):
+    english = remember(owner_actor, "The query cache TTL is one hour", scope_type="project", scope_key="github:acme/api")
+    chinese = remember(owner_actor, "前端的界面文案都放在 src/locales 里，不要写死", "constraint",
+                       scope_type="project", scope_key="github:acme/web")
+    found = recall(actor=agent_actor, query="缓存过期时间是多少", project_key="github:acme/api")
+    assert ids(found)[0] == english and found.no_confident_match is False
+    found = recall(actor=agent_actor, query="where do UI strings for translation live?", project_key="github:acme/web")
+    assert ids(found)[0] == chinese
+
+
+def test_a_concept_is_one_unit_of_the_query():
+    from memories.retrieval.concepts import query_units, single_term
+
+    units = query_units("how big can a pull request be")
+    concepts = [unit for unit in units if single_term(unit) is None]
+    assert len(concepts) == 1
+    assert ("pull", "request") in concepts[0] and ("pr",) in concepts[0]
+    assert any("请求" in alternative and "合并" in alternative for alternative in concepts[0])
+    assert [single_term(unit) for unit in units if single_term(unit)] == ["big"]
