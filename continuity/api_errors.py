@@ -24,15 +24,13 @@ from continuity.ratelimit import retry_after_of
 logger = logging.getLogger(__name__)
 
 API_PREFIX = "/api/v1/"
-# Codes for failures that happen before any service runs. METHOD_NOT_ALLOWED has no
-# service counterpart: only a door can be called with the wrong method.
-METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
+# Codes for failures that happen before any service runs.
 STATUS_CODES = {
     400: ErrorCode.VALIDATION_ERROR,
     401: ErrorCode.UNAUTHORIZED,
     403: ErrorCode.FORBIDDEN,
     404: ErrorCode.NOT_FOUND,
-    405: METHOD_NOT_ALLOWED,
+    405: ErrorCode.METHOD_NOT_ALLOWED,
     409: ErrorCode.CONFLICT,
     413: ErrorCode.PAYLOAD_TOO_LARGE,
     429: ErrorCode.RATE_LIMITED,

@@ -46,6 +46,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static assets (admin, API docs, dashboard) are served by the app itself, no CDN.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -109,6 +111,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = CONTINUITY_DATA_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)
+# Serve straight from the app and project static folders: no collectstatic step to forget.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
 
 LOGIN_URL = "admin:login"
 
@@ -201,3 +207,26 @@ CONTINUITY_MCP_ALLOWED_ORIGINS = env_list(
     ),
 )
 # --- end MCP ----------------------------------------------------------------------------------
+
+# --- Owner API (DRF) --------------------------------------------------------------------------
+# /api/owner/ (continuity/owner_urls.py): the signed-in owner's REST door. Session auth only,
+# with CSRF on unsafe methods; agent tokens are refused there. Every error, DRF's own
+# included, is rendered in the {"error": {"code", "message", "details"}} envelope.
+INSTALLED_APPS += ["rest_framework"]
+REST_FRAMEWORK = {
+    # The owner views name their own classes in continuity/owner_api.py: a session
+    # authentication that also refuses bearer tokens outright, and keyset pagination (limit
+    # 1-100, default 50). Neither can be named here: DRF resolves these two settings while
+    # importing its own views, before a module built on those views can load.
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+    # JSON only: typed input the services can check, and no form-encoded surprises.
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "continuity.owner_api.envelope_exception_handler",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
+}
+# --- end Owner API (DRF) ----------------------------------------------------------------------
