@@ -32,6 +32,8 @@ def _load_eval():
 
 evaluation = _load_eval()
 CORPUS, QUERIES = evaluation.read_fixtures()
+HOLDOUT = evaluation.read_jsonl(evaluation.HOLDOUT_PATH)
+QUERY_SETS = pytest.mark.parametrize("queries", [QUERIES, HOLDOUT], ids=["queries", "holdout"])
 BY_ID = {item["id"]: item for item in CORPUS}
 STATUSES = evaluation.expected_statuses(CORPUS)
 CJK = re.compile(r"[\u3400-\u9fff]")
@@ -97,10 +99,11 @@ def test_corpus_exercises_supersession_archive_and_disputes():
     assert max(chains.values()) >= 3
 
 
-def test_corpus_has_the_same_topic_in_several_projects():
+@QUERY_SETS
+def test_corpus_has_the_same_topic_in_several_projects(queries):
     """Scope traps need confusable memories: each trap's forbidden ids are real memories
     in a scope the query cannot see."""
-    traps = [query for query in QUERIES if query["category"] == "scope_trap"]
+    traps = [query for query in queries if query["category"] == "scope_trap"]
     assert traps
     for query in traps:
         assert query.get("forbidden"), query["query"]
@@ -111,9 +114,19 @@ def test_corpus_has_the_same_topic_in_several_projects():
 # --- the queries ------------------------------------------------------------------------
 
 
-def test_queries_are_well_formed_and_point_at_existing_memories():
+def test_there_are_enough_queries():
     assert len(QUERIES) >= 80
-    for query in QUERIES:
+    assert len(HOLDOUT) >= 40
+
+    def asked(queries):
+        return {(q["query"], q.get("project_key"), q.get("task_id"), q.get("agent")) for q in queries}
+
+    assert not asked(QUERIES) & asked(HOLDOUT), "the held-out set repeats no question"
+
+
+@QUERY_SETS
+def test_queries_are_well_formed_and_point_at_existing_memories(queries):
+    for query in queries:
         assert set(query) <= QUERY_FIELDS, query["query"]
         assert query["query"].strip(), query
         assert query["category"] in evaluation.CATEGORIES, query["query"]
@@ -126,10 +139,12 @@ def test_every_category_is_represented():
     categories = Counter(query["category"] for query in QUERIES)
     assert set(categories) == set(evaluation.CATEGORIES)
     assert all(count >= 10 for count in categories.values()), categories
+    assert set(Counter(query["category"] for query in HOLDOUT)) == set(evaluation.CATEGORIES)
 
 
-def test_expected_answers_are_live_and_in_scope():
-    for query in QUERIES:
+@QUERY_SETS
+def test_expected_answers_are_live_and_in_scope(queries):
+    for query in queries:
         if query["category"] == "no_answer":
             assert query["relevant"] == [], query["query"]
             continue
@@ -139,9 +154,10 @@ def test_expected_answers_are_live_and_in_scope():
             assert _visible(BY_ID[slug], query), f"{query['query']!r}: {slug} is out of scope"
 
 
-def test_supersession_queries_expect_the_newest_version():
+@QUERY_SETS
+def test_supersession_queries_expect_the_newest_version(queries):
     heads = evaluation.successors(CORPUS)
-    for query in QUERIES:
+    for query in queries:
         if query["category"] == "supersession":
             assert set(query["relevant"]) & set(heads.values()), query["query"]
             assert not set(query["relevant"]) & set(heads), query["query"]
@@ -156,9 +172,10 @@ def test_chinese_queries_include_two_character_keywords_and_mixed_text():
     assert sum(1 for query in QUERIES if CJK.search(query["query"])) / len(QUERIES) >= 0.30
 
 
-def test_queries_do_not_copy_the_memories_they_expect():
+@QUERY_SETS
+def test_queries_do_not_copy_the_memories_they_expect(queries):
     """Written from an agent's need: a query is never a long verbatim piece of its answer."""
-    for query in QUERIES:
+    for query in queries:
         for slug in query["relevant"]:
             content = BY_ID[slug]["content"].casefold()
             text = query["query"].casefold().rstrip("?？ ")
@@ -177,9 +194,10 @@ def test_corpus_loads_through_the_services_with_the_expected_statuses(owner):
 
 @pytest.mark.django_db
 def test_recall_never_leaks_scope_on_the_eval_subset(owner):
-    """Scope traps, task and agent queries, and a few of every other category."""
+    """Scope traps, task and agent queries, and a few of every other category, from both
+    query sets."""
     subset = [
-        query for index, query in enumerate(QUERIES)
+        query for index, query in enumerate(QUERIES + HOLDOUT)
         if query["category"] == "scope_trap" or query.get("task_id") or query.get("agent")
         or index % 7 == 0
     ]  # fmt: skip
