@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 from django.views.generic import RedirectView
 
 from continuity.api import api
@@ -12,6 +12,7 @@ admin.site.index_title = "Memory administration"
 urlpatterns = [
     path("health", health, name="health"),
     path("admin/", admin.site.urls),
+    path("api/owner/", include("continuity.owner_urls")),
     path("api/v1/", api.urls),
     path("", RedirectView.as_view(pattern_name="admin:index", permanent=False), name="home"),
 ]

@@ -1,0 +1,37 @@
+"""URLs of the owner API, included at /api/owner/ (see docs/owner-api.md).
+
+Trailing slashes are optional. `auth/` gives the browsable API its sign-in page. Any other
+path under /api/owner/ answers 404 in the error envelope rather than an HTML page.
+"""
+
+from django.urls import include, path, re_path
+from rest_framework.routers import APIRootView, DefaultRouter
+
+from continuity.owner_api import OwnerSessionAuthentication, TokenViewSet, not_found_view
+from memories.owner_api import MemoryViewSet
+
+
+class OwnerRootView(APIRootView):
+    """The browsable index of the owner API."""
+
+    authentication_classes = [OwnerSessionAuthentication]
+
+
+class OwnerRouter(DefaultRouter):
+    APIRootView = OwnerRootView
+    include_format_suffixes = False  # ?format=json instead of .json suffixes
+
+    def __init__(self):
+        super().__init__()
+        self.trailing_slash = "/?"
+
+
+router = OwnerRouter()
+router.register("memories", MemoryViewSet, basename="owner-memory")
+router.register("tokens", TokenViewSet, basename="owner-token")
+
+urlpatterns = [
+    path("auth/", include("rest_framework.urls")),
+    *router.urls,
+    re_path(r"^", not_found_view),
+]
