@@ -13,6 +13,7 @@ import json
 import logging
 from collections.abc import Callable
 from contextvars import ContextVar
+from dataclasses import dataclass
 
 from asgiref.sync import sync_to_async
 from django.db import DatabaseError, close_old_connections
@@ -21,12 +22,23 @@ from mcp_types import CallToolResult, TextContent
 from continuity.actors import Actor
 from continuity.auth import authenticate_agent
 from continuity.errors import ErrorCode, ServiceError
+from continuity.models import PersonalAccessToken
+from continuity.ratelimit import rate_limit_hit
 
 logger = logging.getLogger("continuity.mcp")
 
-# The raw token behind the current tool call: the bearer token of the HTTP request, or the
-# token the stdio server was started with. Set by the server around each call.
-presented_token: ContextVar[str | None] = ContextVar("continuity_mcp_token", default=None)
+
+@dataclass(frozen=True)
+class Caller:
+    """Who presented what for the current tool call: the bearer token of the HTTP request or
+    the token the stdio server runs with, and the token row when this same HTTP request has
+    already verified it (it is then not looked up twice)."""
+
+    raw: str | None
+    verified: PersonalAccessToken | None = None
+
+
+current_caller: ContextVar[Caller] = ContextVar("continuity_mcp_caller", default=Caller(None))
 
 
 def error_result(error: ServiceError) -> CallToolResult:
@@ -45,12 +57,18 @@ def ok_result(data: dict) -> CallToolResult:
     )
 
 
-def _run(raw_token: str | None, work: Callable[[Actor], dict]) -> dict:
+def _actor(caller: Caller) -> Actor:
+    """The calling agent, counted against its token's rate limit."""
+    if caller.verified is not None:
+        rate_limit_hit(caller.verified.pk)
+        return Actor.agent(caller.verified)
+    return authenticate_agent(f"Bearer {caller.raw}" if caller.raw else None)
+
+
+def _run(caller: Caller, work: Callable[[Actor], dict]) -> dict:
     close_old_connections()
     try:
-        # Authenticates and counts the call against the token's rate limit.
-        actor = authenticate_agent(f"Bearer {raw_token}" if raw_token else None)
-        return work(actor)
+        return work(_actor(caller))
     finally:
         close_old_connections()
 
@@ -58,7 +76,7 @@ def _run(raw_token: str | None, work: Callable[[Actor], dict]) -> dict:
 async def invoke(work: Callable[[Actor], dict]) -> CallToolResult:
     """Run `work(actor)` for the calling agent; every failure becomes a tool error."""
     try:
-        data = await sync_to_async(_run, thread_sensitive=False)(presented_token.get(), work)
+        data = await sync_to_async(_run, thread_sensitive=False)(current_caller.get(), work)
     except ServiceError as error:
         return error_result(error)
     except DatabaseError:

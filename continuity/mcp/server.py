@@ -7,7 +7,9 @@ token from the environment).
 
 from __future__ import annotations
 
+import hmac
 import inspect
+from contextvars import ContextVar
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -27,7 +29,9 @@ from starlette.applications import Starlette
 from continuity.auth import actor_from_authorization
 from continuity.errors import ErrorCode, ServiceError
 from continuity.mcp import tools
-from continuity.mcp.calls import error_result, presented_token
+from continuity.mcp.calls import Caller, current_caller, error_result
+from continuity.models import PersonalAccessToken
+from continuity.tokens import hash_token
 
 MCP_PATH = "/mcp"
 MAX_REQUEST_BYTES = 1024 * 1024
@@ -109,11 +113,7 @@ class ContinuityMCP(MCPServer):
         self._token = token
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context=None) -> CallToolResult:
-        raw = self._token
-        if raw is None:
-            access = get_access_token()
-            raw = access.token if access else None
-        reset = presented_token.set(raw)
+        reset = current_caller.set(self._caller())
         try:
             unknown = sorted(set(arguments) - self._parameters.get(name, set(arguments)))
             if unknown:
@@ -131,7 +131,25 @@ class ContinuityMCP(MCPServer):
                 return error_result(_validation_failure(cause))
             raise
         finally:
-            presented_token.reset(reset)
+            current_caller.reset(reset)
+
+    def _caller(self) -> Caller:
+        if self._token is not None:
+            return Caller(self._token)  # stdio: looked up again on every call
+        access = get_access_token()
+        if access is None:
+            return Caller(None)
+        verified = _verified_in_this_request.get()
+        if verified is not None and hmac.compare_digest(verified.secret_hash, hash_token(access.token)):
+            return Caller(access.token, verified)
+        return Caller(access.token)
+
+
+# The token row the verifier found for the current HTTP request. A context variable lives
+# as long as the request's own context, so nothing outlives the request.
+_verified_in_this_request: ContextVar[PersonalAccessToken | None] = ContextVar(
+    "continuity_mcp_verified_token", default=None
+)
 
 
 class PersonalAccessTokenVerifier:
@@ -139,17 +157,22 @@ class PersonalAccessTokenVerifier:
     cached, so expiry and revocation apply at once."""
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        return await sync_to_async(_verify, thread_sensitive=False)(token)
+        pat = await sync_to_async(_verify, thread_sensitive=False)(token)
+        _verified_in_this_request.set(pat)
+        return _access_token(token, pat) if pat is not None else None
 
 
-def _verify(raw: str) -> AccessToken | None:
+def _verify(raw: str) -> PersonalAccessToken | None:
     close_old_connections()
     try:
-        pat = actor_from_authorization(f"Bearer {raw}").token
+        return actor_from_authorization(f"Bearer {raw}").token
     except ServiceError:
         return None
     finally:
         close_old_connections()
+
+
+def _access_token(raw: str, pat: PersonalAccessToken) -> AccessToken:
     return AccessToken(
         token=raw,
         client_id=pat.agent_name,
