@@ -164,29 +164,6 @@ def memory_detail(memory: Memory) -> dict:
 # --- input ---------------------------------------------------------------------------------
 
 
-def _has_nul(node) -> bool:
-    if isinstance(node, str):
-        return "\x00" in node
-    if isinstance(node, dict):
-        return any(_has_nul(key) or _has_nul(value) for key, value in node.items())
-    if isinstance(node, list):
-        return any(_has_nul(item) for item in node)
-    return False
-
-
-class JSONValueField(serializers.JSONField):
-    """Any JSON (the service decides what a value may be), minus NUL characters, which
-    PostgreSQL cannot store in jsonb and which no text needs."""
-
-    default_error_messages = {"nul": "Null characters are not allowed."}
-
-    def to_internal_value(self, data):
-        data = super().to_internal_value(data)
-        if _has_nul(data):
-            self.fail("nul")
-        return data
-
-
 def _optional_choice(choices, **extra):
     return serializers.ChoiceField(choices.choices, required=False, **extra)
 
@@ -209,7 +186,7 @@ class RememberIn(StrictSerializer):
     # empty string would be refused.
     scope_key = StrictCharField(required=False, allow_blank=True, allow_null=True, initial=None)
     key = StrictCharField(required=False, allow_null=True, initial=None)
-    value = JSONValueField(required=False, allow_null=True)
+    value = serializers.JSONField(required=False, allow_null=True)
     write_mode = serializers.ChoiceField(["replace", "merge"], required=False, allow_null=True)
     expected_version = serializers.IntegerField(required=False, allow_null=True, min_value=0)
     idempotency_key = StrictCharField(required=False, allow_null=True, max_length=200, initial=None)
@@ -223,7 +200,7 @@ class RememberIn(StrictSerializer):
 
 class CorrectIn(StrictSerializer):
     content = StrictCharField(trim_whitespace=False)
-    value = JSONValueField(required=False, allow_null=True)
+    value = serializers.JSONField(required=False, allow_null=True)
     kind = _optional_choice(Kind, allow_null=True)
     tags = _string_list()
     retrieval_hints = _string_list()

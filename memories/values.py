@@ -17,6 +17,9 @@ def check_value(value: Any) -> dict | None:
         return None
     if not isinstance(value, dict):
         raise validation_error("value must be a JSON object.", field="value")
+    if _has_nul(value):
+        # PostgreSQL cannot store NUL in jsonb, and no text needs one.
+        raise validation_error("value must not contain NUL characters.", field="value")
     try:
         encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as error:
@@ -28,6 +31,16 @@ def check_value(value: Any) -> dict | None:
     if _depth(value) > MAX_VALUE_DEPTH:
         raise validation_error(f"value nests deeper than {MAX_VALUE_DEPTH} levels.", field="value")
     return value
+
+
+def _has_nul(node: Any) -> bool:
+    if isinstance(node, str):
+        return "\x00" in node
+    if isinstance(node, dict):
+        return any(_has_nul(key) or _has_nul(child) for key, child in node.items())
+    if isinstance(node, list):
+        return any(_has_nul(child) for child in node)
+    return False
 
 
 def _depth(node: Any) -> int:

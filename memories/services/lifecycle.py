@@ -127,9 +127,7 @@ def memory_correct(
         raise validation_error(
             f"Only a live memory can be corrected; this one is {memory.status}.", field="id"
         )
-    if not isinstance(content, str):
-        raise validation_error("content must be a string.", field="content")
-    content = content.strip()
+    content = check.statement(content)
     gates.check_size(content)
     value = check_value(value) if value is not None else memory.value
     kind = check.choice(kind, Kind, "kind", default=memory.kind)

@@ -146,10 +146,7 @@ def memory_remember(
 
 
 def _validated(actor: Actor, **fields) -> RememberRequest:
-    content = fields["content"]
-    if not isinstance(content, str):
-        raise validation_error("content must be a string.", field="content")
-    content = content.strip()
+    content = check.statement(fields["content"])
     gates.check_size(content)
     kind = check.choice(fields["kind"], Kind, "kind")
     memory_type = check.choice(fields["type"], MemoryType, "type", default=check.DEFAULT_TYPE.get(kind, MemoryType.SEMANTIC))

@@ -44,6 +44,16 @@ def _has_control_characters(text: str) -> bool:
     return any(unicodedata.category(char) == "Cc" for char in text)
 
 
+def statement(value, field: str = "content") -> str:
+    """Memory text: a string without NUL characters (PostgreSQL cannot store them), trimmed.
+    Size and secrets are the write gate's business."""
+    if not isinstance(value, str):
+        raise validation_error(f"{field} must be a string.", field=field)
+    if "\x00" in value:
+        raise validation_error(f"{field} must not contain NUL characters.", field=field)
+    return value.strip()
+
+
 def label(value, field: str, max_chars: int, *, required: bool = True) -> str | None:
     """A short identifier-like string: trimmed, printable, bounded."""
     if value is None and not required:
@@ -66,6 +76,8 @@ def string_list(values, field: str, max_items: int, max_chars: int, *, fold: boo
         raise validation_error(f"{field} must be a list of strings.", field=field)
     cleaned: list[str] = []
     for value in values:
+        if "\x00" in value:
+            raise validation_error(f"{field} must not contain NUL characters.", field=field)
         value = " ".join(value.split())
         if fold:
             value = value.casefold()

@@ -73,12 +73,16 @@ def test_type_follows_kind_unless_given(owner_actor):
         {"confidence": 1.5, "confidence_basis": "agent_inferred"},
         {"confidence": 0.5, "confidence_basis": "gut_feeling"},
         {"idempotency_key": ""},
+        {"content": "nul \x00 inside"},
+        {"value": {"k\x00": "v"}, "key": "k"},
+        {"tags": ["a\x00b"]},
     ],
 )
 def test_invalid_input_is_a_validation_error_and_writes_nothing(owner_actor, fields):
     kind = fields.pop("kind", "preference")
+    content = fields.pop("content", "Use uv to manage Python environments.")
     with raises(ErrorCode.VALIDATION_ERROR):
-        remember(owner_actor, kind=kind, **fields)
+        remember(owner_actor, content=content, kind=kind, **fields)
     assert row_counts() == (0, 0, 0)
 
 
