@@ -206,6 +206,8 @@ CONTINUITY_MCP_ALLOWED_ORIGINS = env_list(
         + CSRF_TRUSTED_ORIGINS
     ),
 )
+# The SDK logs the end of every stateless request at INFO ("Terminating session: None").
+LOGGING["loggers"] = {**LOGGING.get("loggers", {}), "mcp.server.streamable_http": {"level": "WARNING"}}
 # --- end MCP ----------------------------------------------------------------------------------
 
 # --- Owner API (DRF) --------------------------------------------------------------------------
