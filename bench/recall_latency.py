@@ -209,6 +209,14 @@ def time_queries(actor, queries: list[tuple[str, str]], projects: int) -> dict[s
     return samples
 
 
+def scratch_database_name(connection) -> None:
+    """A PostgreSQL scratch database of this run's own: the default test_<name> is also
+    what the test suite uses, and setting one up drops whatever holds that name."""
+    if connection.vendor == "postgresql":
+        test = connection.settings_dict.setdefault("TEST", {})
+        test["NAME"] = f"test_{connection.settings_dict['NAME']}_latency_{os.getpid()}"
+
+
 def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
@@ -239,6 +247,7 @@ def main() -> int:
         from continuity.tokens import token_create
         from memories.retrieval import recall
 
+        scratch_database_name(connection)
         old_config = setup_databases(verbosity=0, interactive=False)
         try:
             owner = get_user_model().objects.create_user("bench-owner")

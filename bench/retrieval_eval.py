@@ -517,6 +517,14 @@ def as_json(database: str, summary: dict, outcomes: list[Outcome]) -> dict:
 # --- command ----------------------------------------------------------------------------
 
 
+def scratch_database_name(connection) -> None:
+    """A PostgreSQL scratch database of this run's own: the default test_<name> is also
+    what the test suite uses, and setting one up drops whatever holds that name."""
+    if connection.vendor == "postgresql":
+        test = connection.settings_dict.setdefault("TEST", {})
+        test["NAME"] = f"test_{connection.settings_dict['NAME']}_eval_{os.getpid()}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--verbose", action="store_true", help="list every failing query")
@@ -558,6 +566,7 @@ def main() -> int:
         from django.db import connection
         from django.test.utils import setup_databases, teardown_databases
 
+        scratch_database_name(connection)
         old_config = setup_databases(verbosity=0, interactive=False)
         try:
             owner = get_user_model().objects.create_user("eval-owner")
