@@ -18,12 +18,9 @@ from django.db.models.expressions import RawSQL
 from memories.models import Memory
 from memories.retrieval.concepts import Unit
 
-# Migration 0003 builds its GIN indexes over exactly these expressions; the planner uses an
-# index only when a query repeats its expression.
-PG_VECTORS = {
-    "body": "array_to_tsvector(string_to_array(search_body, ' '))",
-    "aux": "array_to_tsvector(string_to_array(search_aux, ' '))",
-}
+# Stored generated tsvector columns with GIN indexes (migration 0004), PostgreSQL only: the
+# model does not declare them, so only raw SQL here names them.
+PG_VECTORS = {"body": "search_body_vector", "aux": "search_aux_vector"}
 PREFIX_MIN_CHARS = 4  # latin terms this long also match longer words: postgres → postgresql
 # A term in more memories than this is too common to rank by alone (PostgreSQL counts
 # only up to it, so the check stays cheap).
