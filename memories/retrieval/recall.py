@@ -194,12 +194,14 @@ def rank(actor: Actor, request: RecallRequest) -> Ranking:
         if memory.owner_id == actor.user.pk
     }
     ranked = [RankedMemory(rows[pk], channels=hits) for pk, hits in fused.items() if pk in rows]
-
     relevance = channels.Relevance(search)
+    for item in ranked:
+        item.relevance = 1.0 if "key" in item.channels else relevance.of(item.memory)
+    ranked += _stand_in_successors(scoped, ranked)
+
     newest = max((item.memory.updated_at for item in ranked), default=None)
     for item in ranked:
         memory = item.memory
-        item.relevance = 1.0 if "key" in item.channels else relevance.of(memory)
         rrf = sum(1.0 / (RRF_K + position) for position in item.channels.values())
         age_days = (newest - memory.updated_at).total_seconds() / 86400
         boost = (
@@ -224,6 +226,35 @@ def rank(actor: Actor, request: RecallRequest) -> Ranking:
         "scopes": [f"{scope_type}:{key}" if key else str(scope_type) for scope_type, key in scopes_for(actor, request)],
     }
     return Ranking(ranked=ranked, no_confident_match=best < CONFIDENCE_FLOOR, receipt=receipt)
+
+
+def _stand_in_successors(scoped: QuerySet[Memory], ranked: list[RankedMemory]) -> list[RankedMemory]:
+    """When an earlier version matched but its newer version did not, bring the newer one
+    in (following the chain a few steps), so an outdated statement never comes back alone.
+    It takes the old version's best rank (as the `successor` channel) and relevance."""
+    present = {item.memory.pk for item in ranked}
+    waiting = {
+        item.memory.pk: item for item in ranked if item.memory.status == Status.SUPERSEDED
+    }
+    added: list[RankedMemory] = []
+    for _ in range(3):
+        if not waiting:
+            break
+        successors = scoped.filter(supersedes_id__in=list(waiting)).exclude(pk__in=list(present))
+        next_waiting = {}
+        for memory in successors.order_by("pk"):
+            predecessor = waiting[memory.supersedes_id]
+            stand_in = RankedMemory(
+                memory,
+                channels={"successor": min(predecessor.channels.values())},
+                relevance=predecessor.relevance,
+            )
+            added.append(stand_in)
+            present.add(memory.pk)
+            if memory.status == Status.SUPERSEDED:
+                next_waiting[memory.pk] = stand_in
+        waiting = next_waiting
+    return added
 
 
 def _successors_first(ranked: list[RankedMemory]) -> list[RankedMemory]:

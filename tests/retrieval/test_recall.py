@@ -209,3 +209,12 @@ def test_a_concept_is_one_unit_of_the_query():
     assert ("pull", "request") in concepts[0] and ("pr",) in concepts[0]
     assert any("请求" in alternative and "合并" in alternative for alternative in concepts[0])
     assert [single_term(unit) for unit in units if single_term(unit)] == ["big"]
+
+
+def test_an_old_version_never_comes_back_without_its_successor(agent_actor):
+    old = remember(agent_actor, "Error replies are written in English", key="reply-language")
+    new = remember(agent_actor, "Answer the user in Chinese from now on", key="reply-language")
+    result = recall(actor=agent_actor, query="error messages English")
+    order = ids(result)
+    assert old in order and new in order and order.index(new) < order.index(old)
+    assert "successor" in result.memories[order.index(new)].channels
