@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
+import unicodedata
 
 from memories import text
 
@@ -106,3 +108,29 @@ def document_fields(memory) -> dict[str, str]:
             )
         ),
     }
+
+
+_RAW_WORD = re.compile(r"[A-Za-z][A-Za-z0-9.+#-]*[A-Za-z0-9+#]|[A-Za-z]")
+_SENTENCE_START = re.compile(r"(?:^|[.!?。！？]\s*)$")
+
+
+@functools.lru_cache(maxsize=4096)
+def named_terms(query: str) -> tuple[str, ...]:
+    """Terms of the words a query uses as names: acronyms (SLA, VPN), capitalised words
+    that do not start a sentence (Kafka, Terraform), and any latin word inside a Chinese
+    question (Storybook 发布在哪里). A name the store has never seen means the question is
+    about something nobody wrote down."""
+    query = unicodedata.normalize("NFKC", query)
+    has_cjk = any(text.is_cjk(char) for char in query)
+    names = []
+    for match in _RAW_WORD.finditer(query):
+        word = match.group()
+        starts_sentence = bool(_SENTENCE_START.search(query[: match.start()]))
+        is_acronym = len(word) >= 2 and sum(char.isupper() for char in word) >= 2
+        is_name = (word[0].isupper() and not starts_sentence) or is_acronym or has_cjk
+        if not is_name:
+            continue
+        for term in index_terms(word):
+            if term not in QUESTION_WORDS:
+                names.append(term)
+    return tuple(dict.fromkeys(names))

@@ -21,6 +21,7 @@ from django.db.models import QuerySet
 from continuity.actors import Actor
 from memories.models import Memory
 from memories.retrieval import index
+from memories.retrieval.analysis import named_terms
 from memories.retrieval.concepts import Unit, query_units, single_term
 from memories.text import is_cjk
 
@@ -147,6 +148,24 @@ class Relevance:
                 if unit is not None:
                     units.append(unit)
             self.per_query.append(units)
+        # Names (Kafka, SLA, Storybook) no memory has ever used, unless a concept of the
+        # query covers them with a known phrasing.
+        known_concept_terms = {
+            term
+            for units in self.per_query
+            for unit in units
+            if single_term(unit) is None and index.unit_frequency(unit, search.frequencies) > 0
+            for alternative in unit
+            for term in alternative
+        }
+        self.unknown_names = sorted(
+            {
+                term
+                for query in search.queries
+                for term in named_terms(query)
+                if term not in known_concept_terms and not _known(term, search.frequencies)
+            }
+        )
         self.counted_terms = sorted(
             {" / ".join(" ".join(alt) for alt in unit) for units in self.per_query for unit in units}
         )
@@ -159,6 +178,12 @@ class Relevance:
                 hits = sum(1 for unit in units if _unit_in(unit, words))
                 best = max(best, hits / len(units))
         return best
+
+
+def _known(term: str, frequencies: dict[str, int]) -> bool:
+    if term in frequencies:
+        return frequencies[term] > 0
+    return index.document_frequencies([term])[term] > 0
 
 
 def _unit_in(unit: Unit, words: set[str]) -> bool:

@@ -216,16 +216,19 @@ def rank(actor: Actor, request: RecallRequest) -> Ranking:
     ranked = _successors_first(ranked)
 
     best = max((item.relevance for item in ranked), default=0.0)
+    exact_key = any("key" in item.channels for item in ranked)
+    confident = exact_key or (best >= CONFIDENCE_FLOOR and not relevance.unknown_names)
     receipt = {
         "channels": sorted(name for name, ids in found.items()),
         "channels_unavailable": channels.unavailable(),
         "candidates": {name: len(ids) for name, ids in sorted(found.items())} | {"fused": len(ranked)},
         "query_terms": relevance.counted_terms,
         "best_relevance": round(best, 3),
+        "unknown_names": relevance.unknown_names,
         "confidence_floor": CONFIDENCE_FLOOR,
         "scopes": [f"{scope_type}:{key}" if key else str(scope_type) for scope_type, key in scopes_for(actor, request)],
     }
-    return Ranking(ranked=ranked, no_confident_match=best < CONFIDENCE_FLOOR, receipt=receipt)
+    return Ranking(ranked=ranked, no_confident_match=not confident, receipt=receipt)
 
 
 def _stand_in_successors(scoped: QuerySet[Memory], ranked: list[RankedMemory]) -> list[RankedMemory]:
