@@ -22,8 +22,7 @@ from memories.retrieval.concepts import Unit
 # model does not declare them, so only raw SQL here names them.
 PG_VECTORS = {"body": "search_body_vector", "aux": "search_aux_vector"}
 PREFIX_MIN_CHARS = 4  # latin terms this long also match longer words: postgres → postgresql
-# A term in more memories than this is too common to rank by alone (PostgreSQL counts
-# only up to it, so the check stays cheap).
+# A term in more memories than this is too common to rank by alone.
 COMMON_TERM_DOCS = 2000
 MIN_SELECTIVE_TERMS = 2
 
@@ -45,33 +44,69 @@ def _ts_term(term: str) -> str:
 def document_frequencies(terms) -> dict[str, int]:
     """How many indexed memories hold each term (prefix terms: their longer words too),
     across all owners: a statistic for choosing terms, never returned to callers."""
-    counts = {}
-    for term in terms:
-        if connection.vendor == "sqlite":
+    terms = list(dict.fromkeys(terms))
+    if not terms:
+        return {}
+    if connection.vendor == "sqlite":
+        return {term: _fts5_frequency(term) for term in terms}
+    return _postgres_frequencies(terms)
+
+
+def _fts5_frequency(term: str) -> int:
+    with connection.cursor() as cursor:
+        if wants_prefix(term):
             upper = term[:-1] + chr(ord(term[-1]) + 1)
-            with connection.cursor() as cursor:
-                if wants_prefix(term):
-                    cursor.execute(
-                        "SELECT coalesce(sum(doc), 0) FROM memories_search_vocab "
-                        "WHERE term >= %s AND term < %s",
-                        [term, upper],
-                    )
-                else:
-                    cursor.execute(
-                        "SELECT coalesce(sum(doc), 0) FROM memories_search_vocab WHERE term = %s",
-                        [term],
-                    )
-                counts[term] = cursor.fetchone()[0]
+            cursor.execute(
+                "SELECT coalesce(sum(doc), 0) FROM memories_search_vocab WHERE term >= %s AND term < %s",
+                [term, upper],
+            )
         else:
-            vectors = f"({PG_VECTORS['body']} @@ %s::tsquery OR {PG_VECTORS['aux']} @@ %s::tsquery)"
-            query = _ts_term(term)
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    f"SELECT count(*) FROM (SELECT 1 FROM memories_memory WHERE {vectors} "
-                    "LIMIT %s) AS capped",
-                    [query, query, COMMON_TERM_DOCS + 1],
-                )
-                counts[term] = cursor.fetchone()[0]
+            cursor.execute(
+                "SELECT coalesce(sum(doc), 0) FROM memories_search_vocab WHERE term = %s", [term]
+            )
+        return cursor.fetchone()[0]
+
+
+def _postgres_frequencies(terms: list[str]) -> dict[str, int]:
+    """Common terms from the planner's statistics (most common elements of the vectors,
+    times the table's row estimate); every other term costs one index probe, together in
+    one query, and counts as rare (1) when present. Counting matches instead would cost
+    time in proportion to how common a term is."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs, c.reltuples "
+            "FROM pg_stats s JOIN pg_class c ON c.relname = s.tablename "
+            "WHERE s.tablename = 'memories_memory' AND s.schemaname = current_schema() "
+            "AND s.attname IN ('search_body_vector', 'search_aux_vector')"
+        )
+        common: dict[str, float] = {}
+        for elements, freqs, rows in cursor.fetchall():
+            for element, freq in zip(elements or [], freqs or []):
+                common[element] = max(common.get(element, 0.0), freq * max(rows, 0))
+        counts: dict[str, int] = {}
+        for term in terms:
+            if wants_prefix(term):
+                estimate = sum(rows for element, rows in common.items() if element.startswith(term))
+            else:
+                estimate = common.get(term, 0.0)
+            if estimate >= 1:
+                counts[term] = round(estimate)
+        probe = [term for term in terms if term not in counts]
+        if probe:
+            # One branch per term, each with its query as a constant and no LIMIT (with
+            # one, the planner bets on a sequential scan finding a row early, which for an
+            # absent term reads the whole table): every probe is a GIN bitmap lookup of a
+            # term known not to be common. All in one round trip.
+            branch = (
+                "SELECT %s WHERE (SELECT count(*) FROM memories_memory "
+                f"WHERE {PG_VECTORS['body']} @@ %s::tsquery OR {PG_VECTORS['aux']} @@ %s::tsquery) > 0"
+            )
+            params = []
+            for index, term in enumerate(probe):
+                params += [index, _ts_term(term), _ts_term(term)]
+            cursor.execute(" UNION ALL ".join([branch] * len(probe)), params)
+            present = {probe[row[0]] for row in cursor.fetchall()}
+            counts.update({term: 1 if term in present else 0 for term in probe})
     return counts
 
 
