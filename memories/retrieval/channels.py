@@ -11,6 +11,7 @@ first; fusion only sees ranks, so channels need not agree on what a score means.
 
 from __future__ import annotations
 
+import bisect
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,11 +49,12 @@ def query_context(*, actor, queries, scoped, scope_tokens, kind_tokens) -> Searc
     units: dict[Unit, None] = {}
     for query in queries:
         units.update(dict.fromkeys(query_units(query)))
-    terms = sorted({term for unit in units for alternative in unit for term in alternative})
+    singles = {single_term(unit) for unit in units} - {None}
+    phrasings = {term for unit in units for alternative in unit for term in alternative} - singles
     return SearchContext(
         actor=actor, queries=queries, scoped=scoped, scope_tokens=scope_tokens,
         kind_tokens=kind_tokens, units=tuple(units),
-        frequencies=index.document_frequencies(terms),
+        frequencies=index.document_frequencies(sorted(singles), estimated=sorted(phrasings)),
     )  # fmt: skip
 
 
@@ -171,7 +173,7 @@ class Relevance:
         )
 
     def of(self, memory: Memory) -> float:
-        words = set(memory.search_body.split()) | set(memory.search_aux.split())
+        words = Words(memory)
         best = 0.0
         for units in self.per_query:
             if units:
@@ -186,16 +188,25 @@ def _known(term: str, frequencies: dict[str, int]) -> bool:
     return index.document_frequencies([term])[term] > 0
 
 
-def _unit_in(unit: Unit, words: set[str]) -> bool:
+def _unit_in(unit: Unit, words: Words) -> bool:
     return any(all(_term_in(term, words) for term in alternative) for alternative in unit)
 
 
-def _term_in(term: str, words: set[str]) -> bool:
-    if term in words:
+def _term_in(term: str, words: "Words") -> bool:
+    if term in words.exact:
         return True
     if index.wants_prefix(term):
-        return any(word.startswith(term) for word in words)
+        position = bisect.bisect_left(words.ordered, term)
+        return position < len(words.ordered) and words.ordered[position].startswith(term)
     return False
+
+
+class Words:
+    """A memory's terms, for exact and prefix lookups."""
+
+    def __init__(self, memory: Memory):
+        self.exact = set(memory.search_body.split()) | set(memory.search_aux.split())
+        self.ordered = sorted(self.exact)
 
 
 def record_access(memory_ids: list) -> None:

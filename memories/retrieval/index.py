@@ -41,15 +41,20 @@ def _ts_term(term: str) -> str:
     return quoted + ":*" if wants_prefix(term) else quoted
 
 
-def document_frequencies(terms) -> dict[str, int]:
+def document_frequencies(terms, *, estimated=()) -> dict[str, int]:
     """How many indexed memories hold each term (prefix terms: their longer words too),
-    across all owners: a statistic for choosing terms, never returned to callers."""
+    across all owners: a statistic for choosing terms, never returned to callers.
+
+    `estimated` terms may be answered roughly (PostgreSQL: from planner statistics only,
+    1 when unknown): they are the other phrasings of a concept, where presence decides
+    nothing on its own."""
     terms = list(dict.fromkeys(terms))
-    if not terms:
-        return {}
+    estimated = [term for term in dict.fromkeys(estimated) if term not in terms]
     if connection.vendor == "sqlite":
-        return {term: _fts5_frequency(term) for term in terms}
-    return _postgres_frequencies(terms)
+        return {term: _fts5_frequency(term) for term in [*terms, *estimated]}
+    if not terms and not estimated:
+        return {}
+    return _postgres_frequencies(terms, estimated)
 
 
 def _fts5_frequency(term: str) -> int:
@@ -67,7 +72,7 @@ def _fts5_frequency(term: str) -> int:
         return cursor.fetchone()[0]
 
 
-def _postgres_frequencies(terms: list[str]) -> dict[str, int]:
+def _postgres_frequencies(terms: list[str], estimated: list[str]) -> dict[str, int]:
     """Common terms from the planner's statistics (most common elements of the vectors,
     times the table's row estimate); every other term costs one index probe, together in
     one query, and counts as rare (1) when present. Counting matches instead would cost
@@ -84,7 +89,7 @@ def _postgres_frequencies(terms: list[str]) -> dict[str, int]:
             for element, freq in zip(elements or [], freqs or []):
                 common[element] = max(common.get(element, 0.0), freq * max(rows, 0))
         counts: dict[str, int] = {}
-        for term in terms:
+        for term in [*terms, *estimated]:
             if wants_prefix(term):
                 estimate = sum(rows for element, rows in common.items() if element.startswith(term))
             else:
@@ -107,6 +112,8 @@ def _postgres_frequencies(terms: list[str]) -> dict[str, int]:
             cursor.execute(" UNION ALL ".join([branch] * len(probe)), params)
             present = {probe[row[0]] for row in cursor.fetchall()}
             counts.update({term: 1 if term in present else 0 for term in probe})
+    for term in estimated:
+        counts.setdefault(term, 1)
     return counts
 
 
