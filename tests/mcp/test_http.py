@@ -12,6 +12,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 pytestmark = pytest.mark.slow
@@ -315,8 +316,9 @@ def test_a_revoked_token_is_refused_on_the_very_next_request(mcp_server, mcp_sit
     response = post(mcp_server, LIST_TOOLS, token)
     assert response.status_code == 401
     assert "www-authenticate" in response.headers
-    with pytest.raises(Exception):  # the client cannot even connect
+    with pytest.raises(ExceptionGroup) as refused:  # the client cannot even initialize
         call(mcp_server, token, "memory_capabilities")
+    assert refused.group_contains(MCPError, match="error response", depth=None)
 
 
 def test_a_valid_token_over_raw_http_gets_a_json_response(mcp_server, mcp_site):
