@@ -17,7 +17,6 @@ owner, shape the answer. Trust, scope, secrets, size and history rules all live 
 
 from __future__ import annotations
 
-import unicodedata
 from uuid import UUID
 
 from django.db.models import Q
@@ -49,6 +48,9 @@ from memories.models import (
 )
 from memories.selectors import (
     HISTORY_MAX_LIMIT,
+    TEXT_FILTERS,
+    MemoryFilters,
+    memories_for_owner,
     memories_visible_to,
     memory_get,
     memory_history,
@@ -67,7 +69,6 @@ from memories.services import (
 )
 
 MAX_LINKS_SHOWN = 100
-MAX_FILTER_CHARS = 300
 ENUM_FILTERS = {
     "kind": Kind,
     "trust": Trust,
@@ -75,7 +76,6 @@ ENUM_FILTERS = {
     "scope_type": ScopeType,
     "visibility": Visibility,
 }
-TEXT_FILTERS = ("scope_key", "project", "source_agent", "key", "q")
 # Receipt actions that wrote a new row (201); "duplicate" and "unchanged" wrote nothing (200).
 WRITING_ACTIONS = {"created", "replaced", "merged", "disputed"}
 
@@ -248,28 +248,11 @@ def _memory_id(pk) -> UUID:
         raise not_found() from None
 
 
-def _filtered(request, queryset):
+def _filtered(request, actor):
     reject_unknown_params(request, {*ENUM_FILTERS, *TEXT_FILTERS, *MemoryPagination.query_params})
-    for name, choices in ENUM_FILTERS.items():
-        values = query_choices(request, name, choices)
-        if values:
-            queryset = queryset.filter(**{f"{name}__in": values})
-    text = {}
-    for name in TEXT_FILTERS:
-        value = request.query_params.get(name, "").strip()
-        if len(value) > MAX_FILTER_CHARS or any(unicodedata.category(c) == "Cc" for c in value):
-            raise validation_error(
-                f"{name} must be at most {MAX_FILTER_CHARS} printable characters.", field=name
-            )
-        text[name] = value
-    if text["project"]:
-        queryset = queryset.filter(scope_type=ScopeType.PROJECT, scope_key=text["project"])
-    for name in ("scope_key", "source_agent", "key"):
-        if text[name]:
-            queryset = queryset.filter(**{name: text[name]})
-    if text["q"]:
-        queryset = queryset.filter(content__icontains=text["q"])
-    return queryset
+    enums = {name: tuple(query_choices(request, name, choices)) for name, choices in ENUM_FILTERS.items()}
+    text = {name: request.query_params.get(name, "").strip() for name in TEXT_FILTERS}
+    return memories_for_owner(actor, MemoryFilters(**enums, **text))
 
 
 class MemoryViewSet(OwnerViewSet):
@@ -295,7 +278,7 @@ class MemoryViewSet(OwnerViewSet):
         """Memories, newest change first. Filters: kind, trust, status, scope_type,
         visibility (repeat or comma-separate values), scope_key, project, source_agent, key,
         q (substring of the content); paged with limit (≤ 100) and cursor."""
-        page = self.paginate_queryset(_filtered(request, self.get_queryset()))
+        page = self.paginate_queryset(_filtered(request, self.actor))
         return self.get_paginated_response([memory_data(memory) for memory in page])
 
     def create(self, request):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import unicodedata
 from dataclasses import dataclass
 from uuid import UUID
 
@@ -20,6 +21,7 @@ from memories.models import LIVE_STATUSES, Memory, MemoryEvent, ScopeType, Visib
 
 HISTORY_MAX_LIMIT = 100
 SIMILARITY_CANDIDATES = 200
+MAX_FILTER_CHARS = 300
 
 
 def memories_visible_to(actor: Actor) -> QuerySet[Memory]:
@@ -36,6 +38,51 @@ def memories_visible_to(actor: Actor) -> QuerySet[Memory]:
         queryset = queryset.exclude(
             Q(scope_type=ScopeType.PROJECT) & ~Q(scope_key__in=actor.token.allowed_projects)
         )
+    return queryset
+
+
+@dataclass(frozen=True)
+class MemoryFilters:
+    """What the owner narrows a memory list by. Enum filters hold already checked values;
+    an empty one means "any". `q` is a case-insensitive substring of the content."""
+
+    kind: tuple[str, ...] = ()
+    trust: tuple[str, ...] = ()
+    status: tuple[str, ...] = ()
+    scope_type: tuple[str, ...] = ()
+    visibility: tuple[str, ...] = ()
+    scope_key: str = ""
+    project: str = ""
+    source_agent: str = ""
+    key: str = ""
+    q: str = ""
+
+
+TEXT_FILTERS = ("scope_key", "project", "source_agent", "key", "q")
+
+
+def memories_for_owner(actor: Actor, filters: MemoryFilters) -> QuerySet[Memory]:
+    """The actor's visible memories narrowed by `filters` (unordered: callers page it).
+    Text filters are bounded and printable, so a substring search stays a bounded scan
+    (pg_trgm serves it on PostgreSQL); the enum filters match the owner-leading indexes."""
+    queryset = memories_visible_to(actor)
+    for name in ("kind", "trust", "status", "scope_type", "visibility"):
+        values = getattr(filters, name)
+        if values:
+            queryset = queryset.filter(**{f"{name}__in": list(values)})
+    for name in TEXT_FILTERS:
+        value = getattr(filters, name)
+        if len(value) > MAX_FILTER_CHARS or any(unicodedata.category(c) == "Cc" for c in value):
+            raise validation_error(
+                f"{name} must be at most {MAX_FILTER_CHARS} printable characters.", field=name
+            )
+    if filters.project:
+        queryset = queryset.filter(scope_type=ScopeType.PROJECT, scope_key=filters.project)
+    for name in ("scope_key", "source_agent", "key"):
+        if getattr(filters, name):
+            queryset = queryset.filter(**{name: getattr(filters, name)})
+    if filters.q:
+        queryset = queryset.filter(content__icontains=filters.q)
     return queryset
 
 
