@@ -165,6 +165,45 @@ CELERY_BEAT_SCHEDULE: dict = {
     },
 }
 
+# --- Workers: maintenance schedule, limits, retention (docs/workers.md) ---------------------
+def _env_seconds(name: str, default: float) -> float:
+    return float(os.environ.get(name, str(default)))
+
+
+# Every task: a soft limit (SoftTimeLimitExceeded, the run is recorded as failed) and a hard
+# one (the worker process is replaced). A job's lease outlives the hard limit.
+CELERY_TASK_SOFT_TIME_LIMIT = int(_env_seconds("CONTINUITY_TASK_SOFT_TIME_LIMIT", 300))
+CELERY_TASK_TIME_LIMIT = int(_env_seconds("CONTINUITY_TASK_TIME_LIMIT", 360))
+# Work a maintenance run does before it stops between batches (and the next run goes on).
+CONTINUITY_MAINTENANCE_BUDGET_SECONDS = _env_seconds(
+    "CONTINUITY_MAINTENANCE_BUDGET_SECONDS", max(CELERY_TASK_SOFT_TIME_LIMIT - 60, 10)
+)
+CONTINUITY_RETENTION_INTERVAL_SECONDS = _env_seconds("CONTINUITY_RETENTION_INTERVAL_SECONDS", 3600)
+CONTINUITY_COMPACTION_INTERVAL_SECONDS = _env_seconds("CONTINUITY_COMPACTION_INTERVAL_SECONDS", 86400)
+# Retention windows (the owner can override each on the settings page / owner API).
+CONTINUITY_RETENTION_IDEMPOTENCY_HOURS = int(os.environ.get("CONTINUITY_RETENTION_IDEMPOTENCY_HOURS", "24"))
+CONTINUITY_RETENTION_TOKENS_DAYS = int(os.environ.get("CONTINUITY_RETENTION_TOKENS_DAYS", "90"))
+CONTINUITY_RETENTION_MAINTENANCE_RUNS_DAYS = int(
+    os.environ.get("CONTINUITY_RETENTION_MAINTENANCE_RUNS_DAYS", "30")
+)
+# Compaction: memories not verified for this long are proposed as stale in Review.
+CONTINUITY_STALE_AFTER_DAYS = int(os.environ.get("CONTINUITY_STALE_AFTER_DAYS", "180"))
+# The watchdog: a job whose last success is older than this many intervals is late.
+CONTINUITY_WATCHDOG_LATE_FACTOR = _env_seconds("CONTINUITY_WATCHDOG_LATE_FACTOR", 3)
+# ... and pending work with no progress for this long is a stall.
+CONTINUITY_WATCHDOG_STALL_SECONDS = _env_seconds("CONTINUITY_WATCHDOG_STALL_SECONDS", 600)
+for _name, _task, _interval in (
+    ("retention-cleanup", "continuity.retention_cleanup", CONTINUITY_RETENTION_INTERVAL_SECONDS),
+    ("compaction", "memories.compaction", CONTINUITY_COMPACTION_INTERVAL_SECONDS),
+):
+    CELERY_BEAT_SCHEDULE[_name] = {
+        "task": _task,
+        "schedule": _interval,
+        # A run that waited a whole interval in the queue is superseded by the next one.
+        "options": {"expires": _interval},
+    }
+# --- end Workers ------------------------------------------------------------------------------
+
 # Memory rules that operators may tune.
 CONTINUITY_MAX_CONTENT_CHARS = 4000
 CONTINUITY_TOKEN_DEFAULT_DAYS = int(os.environ.get("CONTINUITY_TOKEN_DEFAULT_DAYS", "90"))
