@@ -6,7 +6,18 @@ from celery import shared_task
 from django.db.models import F
 from django.utils import timezone
 
+from continuity.maintenance.runs import PeriodicJob, job_run, register_job
+from continuity.tasks import MAINTENANCE_TASK
 from memories.models import Memory
+
+COMPACTION_JOB = register_job(
+    PeriodicJob(
+        name="memories.compaction",
+        interval_setting="CONTINUITY_COMPACTION_INTERVAL_SECONDS",
+        description="Merge exact duplicates, propose near-duplicates and stale memories for "
+        "Review, optimize the full-text index.",
+    )
+)
 
 
 @shared_task(name="memories.record_access", ignore_result=True, acks_late=True)
@@ -17,3 +28,14 @@ def record_access(memory_ids: list[str]) -> int:
     return Memory.objects.filter(pk__in=memory_ids).update(
         access_count=F("access_count") + 1, last_accessed_at=timezone.now()
     )
+
+
+@shared_task(name=COMPACTION_JOB.name, **MAINTENANCE_TASK)
+def compaction(force: bool = False) -> dict:
+    """Run memories.compaction once, recorded as a MaintenanceRun. Idempotent: merges and
+    proposals are never repeated; skipped when another worker runs it or it ran less than
+    half an interval ago (unless `force`)."""
+    from memories.compaction import compaction as compact
+
+    run = job_run(COMPACTION_JOB, lambda deadline: compact(deadline=deadline), force=force)
+    return {"run": run.pk, "status": run.status, "result": run.result}
