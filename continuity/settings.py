@@ -271,3 +271,17 @@ REST_FRAMEWORK = {
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 # --- end Owner API (DRF) ----------------------------------------------------------------------
+
+# --- Dashboard (/) ----------------------------------------------------------------------------
+# The owner's pages: Django auth sign-in, English and Simplified Chinese (a switcher plus
+# Accept-Language), HTMX partial updates with the vendored htmx under static/.
+MIDDLEWARE.insert(
+    MIDDLEWARE.index("django.contrib.sessions.middleware.SessionMiddleware") + 1,
+    "django.middleware.locale.LocaleMiddleware",
+)
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LOGIN_URL = "dashboard:signin"
+LOGIN_REDIRECT_URL = "dashboard:core"
+LOGOUT_REDIRECT_URL = "dashboard:signin"
+# --- end Dashboard ----------------------------------------------------------------------------

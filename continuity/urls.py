@@ -1,6 +1,5 @@
 from django.contrib import admin
 from django.urls import include, path
-from django.views.generic import RedirectView
 
 from continuity.api import api
 from continuity.health import health
@@ -14,5 +13,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/owner/", include("continuity.owner_urls")),
     path("api/v1/", api.urls),
-    path("", RedirectView.as_view(pattern_name="admin:index", permanent=False), name="home"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("", include("memories.urls")),
 ]

@@ -1,0 +1,27 @@
+"""The dashboard's routes, mounted at `/` (namespace `dashboard`)."""
+
+from django.urls import path
+
+from continuity import views as site
+from memories.views import actions, pages
+
+app_name = "dashboard"
+
+urlpatterns = [
+    path("", pages.core, name="core"),
+    path("projects/", pages.projects, name="projects"),
+    path("recent/", pages.recent, name="recent"),
+    path("review/", pages.review, name="review"),
+    path("archive/", pages.archive, name="archive"),
+    path("activity/", pages.activity, name="activity"),
+    path("search/", pages.search, name="search"),
+    path("tokens/", site.tokens, name="tokens"),
+    path("tokens/<int:token_id>/revoke/", site.token_revoke_view, name="token-revoke"),
+    path("signin/", site.SignInView.as_view(), name="signin"),
+    path("signout/", site.SignOutView.as_view(), name="signout"),
+    path("m/<uuid:memory_id>/", actions.card, name="card"),
+    path("m/<uuid:memory_id>/correct/", actions.correct, name="correct"),
+    path("m/<uuid:memory_id>/delete/", actions.delete, name="delete"),
+    path("m/<uuid:memory_id>/history/", actions.history, name="history"),
+    path("m/<uuid:memory_id>/<slug:action>/", actions.act, name="act"),
+]
