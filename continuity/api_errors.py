@@ -18,24 +18,12 @@ from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from continuity.auth import REALM, www_authenticate
-from continuity.errors import ErrorCode, ServiceError
+from continuity.errors import CODE_FOR_STATUS, ErrorCode, ServiceError
 from continuity.ratelimit import retry_after_of
 
 logger = logging.getLogger(__name__)
 
 API_PREFIX = "/api/v1/"
-# Codes for failures that happen before any service runs.
-STATUS_CODES = {
-    400: ErrorCode.VALIDATION_ERROR,
-    401: ErrorCode.UNAUTHORIZED,
-    403: ErrorCode.FORBIDDEN,
-    404: ErrorCode.NOT_FOUND,
-    405: ErrorCode.METHOD_NOT_ALLOWED,
-    409: ErrorCode.CONFLICT,
-    413: ErrorCode.PAYLOAD_TOO_LARGE,
-    429: ErrorCode.RATE_LIMITED,
-    503: ErrorCode.UNAVAILABLE,
-}
 STATUS_MESSAGES = {
     400: "The request is not valid.",
     401: "This endpoint needs an access token.",
@@ -75,7 +63,7 @@ def status_error_response(status: int, message: str | None = None, headers=None)
     default = ErrorCode.INTERNAL_ERROR if status >= 500 else ErrorCode.VALIDATION_ERROR
     return error_response(
         status,
-        STATUS_CODES.get(status, default),
+        CODE_FOR_STATUS.get(status, default),
         message or STATUS_MESSAGES.get(status, "The request failed."),
         headers=headers,
     )

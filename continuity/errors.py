@@ -33,8 +33,8 @@ HTTP_STATUS = {
     ErrorCode.FORBIDDEN: 403,
     ErrorCode.NOT_FOUND: 404,
     ErrorCode.METHOD_NOT_ALLOWED: 405,
+    ErrorCode.CONFLICT: 409,  # before VERSION_CONFLICT: the generic code for a bare 409
     ErrorCode.VERSION_CONFLICT: 409,
-    ErrorCode.CONFLICT: 409,
     ErrorCode.IDEMPOTENCY_CONFLICT: 409,
     ErrorCode.PAYLOAD_TOO_LARGE: 413,
     ErrorCode.SECRET_REJECTED: 422,
@@ -42,6 +42,13 @@ HTTP_STATUS = {
     ErrorCode.INTERNAL_ERROR: 500,
     ErrorCode.UNAVAILABLE: 503,
 }
+
+
+# The code a door reports for an HTTP failure raised before any service ran (bad route,
+# wrong method, framework validation): the first code that maps to that status.
+CODE_FOR_STATUS = {}
+for _code, _status in HTTP_STATUS.items():
+    CODE_FOR_STATUS.setdefault(_status, _code)
 
 
 class ServiceError(Exception):

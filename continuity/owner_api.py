@@ -33,7 +33,7 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import set_rollback
 
 from continuity.actors import Actor
-from continuity.errors import ErrorCode, ServiceError, not_found, validation_error
+from continuity.errors import CODE_FOR_STATUS, ErrorCode, ServiceError, not_found, validation_error
 from continuity.models import PersonalAccessToken, Scope
 from continuity.tokens import MAX_EXPIRY_DAYS, token_create, token_revoke
 
@@ -74,17 +74,6 @@ class OwnerSessionAuthentication(SessionAuthentication):
 
 # --- errors --------------------------------------------------------------------------------
 
-_CODE_FOR_STATUS = {
-    400: ErrorCode.VALIDATION_ERROR,
-    401: ErrorCode.UNAUTHORIZED,
-    403: ErrorCode.FORBIDDEN,
-    404: ErrorCode.NOT_FOUND,
-    405: ErrorCode.METHOD_NOT_ALLOWED,
-    409: ErrorCode.CONFLICT,
-    413: ErrorCode.PAYLOAD_TOO_LARGE,
-    429: ErrorCode.RATE_LIMITED,
-    503: ErrorCode.UNAVAILABLE,
-}
 
 
 def envelope(code, message: str, details: list | None = None) -> dict:
@@ -136,7 +125,7 @@ def _error_of(exc) -> tuple[int, dict, dict]:
     # 406 and 415 are the caller's mistakes about the request: VALIDATION_ERROR, with the
     # exact HTTP status kept.
     fallback = ErrorCode.INTERNAL_ERROR if status >= 500 else ErrorCode.VALIDATION_ERROR
-    return status, envelope(_CODE_FOR_STATUS.get(status, fallback), str(exc.detail)), headers
+    return status, envelope(CODE_FOR_STATUS.get(status, fallback), str(exc.detail)), headers
 
 
 def envelope_exception_handler(exc, context):
