@@ -2,8 +2,12 @@
 
 Cheap enough for a load balancer to call every few seconds: one `SELECT 1`, a look at
 the broker (folders in the lite profile, a Redis PING with short timeouts in the team
-profile) and one cache read. 200 when the database and the broker answer, 503 otherwise,
-with the failing parts listed in `failing`. Errors are reported by type only: messages
+profile), one cache read and the watchdog's few indexed reads. 503 ("unhealthy") when the
+database or the broker fails, with the failing parts listed in `failing`: this instance
+cannot serve. 200 otherwise — "degraded" when the watchdog sees a problem with the
+background work (a late periodic job, a stopped heartbeat, stalled pending work; listed in
+`problems`), since taking web processes out of a load balancer would not fix a worker;
+`manage.py doctor` exits non-zero for those. Errors are reported by type only: messages
 can carry connection URLs, and this endpoint needs no sign-in.
 """
 
@@ -21,6 +25,7 @@ from django.views.decorators.http import require_GET
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from continuity.maintenance.watchdog import watchdog_report
 from continuity.tasks import HEARTBEAT_CACHE_KEY
 
 # Connect and read timeouts for the Redis check: together they bound a request to ~2 s
@@ -97,23 +102,42 @@ def last_heartbeat() -> str | None:
         return None
 
 
-@require_GET
-def health(request):
+def health_report() -> dict:
+    """Everything `/health` and `manage.py doctor` show."""
     database = check_database()
     broker = check_broker()
     parts = {"database": database, "broker": broker}
     failing = [name for name, part in parts.items() if not part["ok"]]
-    body = {
-        "status": "ok" if not failing else "unhealthy",
+    # Skip the cache when the broker is down: in the team profile both are usually the
+    # same Redis, and a second timeout would only slow the answer.
+    beat = last_heartbeat() if broker["ok"] else None
+    watchdog = check_watchdog(beat) if database["ok"] else None
+    status = "unhealthy" if failing else ("degraded" if watchdog and not watchdog["ok"] else "ok")
+    return {
+        "status": status,
         "failing": failing,
         "profile": settings.CONTINUITY_PROFILE,
         "version": settings.VERSION,
         "database": database,
         "broker": broker,
-        # Skip the cache when the broker is down: in the team profile both are usually
-        # the same Redis, and a second timeout would only slow the answer.
-        "worker": {"last_heartbeat": last_heartbeat() if broker["ok"] else None},
+        "worker": {"last_heartbeat": beat},
+        # What the background work produced: each periodic job's last success and output,
+        # the heartbeat's age, pending-work probes, and the problems found in them.
+        "watchdog": watchdog,
     }
-    response = JsonResponse(body, status=200 if not failing else 503)
+
+
+def check_watchdog(beat: str | None) -> dict | None:
+    try:
+        return watchdog_report(last_heartbeat=beat)
+    except Exception as error:  # e.g. migrations not applied yet: report, never crash /health
+        return {"ok": False, "problems": [f"watchdog: {type(error).__name__}"],
+                "heartbeat_age_seconds": None, "jobs": {}, "work": {}}  # fmt: skip
+
+
+@require_GET
+def health(request):
+    body = health_report()
+    response = JsonResponse(body, status=503 if body["failing"] else 200)
     response["Cache-Control"] = "no-store"
     return response
