@@ -36,6 +36,7 @@ api = NinjaAPI(
 install_error_handlers(api)
 
 api.add_router("/", memories_router)
+api.add_router("/", "handoff.api.router")
 
 
 def _default(function, argument: str):

@@ -32,6 +32,7 @@ router.register("tokens", TokenViewSet, basename="owner-token")
 
 urlpatterns = [
     path("auth/", include("rest_framework.urls")),
+    path("", include("handoff.owner_urls")),
     *router.urls,
     re_path(r"^", not_found_view),
 ]

@@ -28,7 +28,7 @@ from starlette.applications import Starlette
 
 from continuity.auth import actor_from_authorization
 from continuity.errors import ErrorCode, ServiceError
-from continuity.mcp import tools
+from continuity.mcp import handoff_tools, tools
 from continuity.mcp.calls import Caller, current_caller, error_result
 from continuity.models import PersonalAccessToken
 from continuity.tokens import hash_token
@@ -72,6 +72,16 @@ TOOLS = {
     tools.memory_history: ("Memory history", READ_ONLY),
     tools.memory_context: ("Build a context block", READ_ONLY),
     tools.memory_capabilities: ("Server capabilities and your access", READ_ONLY),
+    handoff_tools.memory_handoff_create: (
+        "Hand a task over",
+        ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                        open_world_hint=False),
+    ),
+    handoff_tools.memory_handoff_resume: (
+        "Resume a handed-over task",
+        ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
+                        open_world_hint=False),
+    ),
 }  # fmt: skip
 
 

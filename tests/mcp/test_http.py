@@ -20,6 +20,7 @@ pytestmark = pytest.mark.slow
 TOOLS = {
     "memory_bootstrap", "memory_recall", "memory_remember", "memory_checkpoint", "memory_link",
     "memory_forget", "memory_history", "memory_context", "memory_capabilities",
+    "memory_handoff_create", "memory_handoff_resume",
 }  # fmt: skip
 MODES = ["legacy", "2026-07-28", "auto"]
 

@@ -1,0 +1,56 @@
+"""The owner's handoff endpoints (DRF, under /api/owner/; see docs/handoffs.md).
+
+    GET  handoffs/               ?task_id=&state=open|resumed|expired&limit=&cursor=
+    GET  handoffs/{id}/
+    POST handoffs/{id}/expire/
+
+Thin like every door: the rules are in `handoff.services`, the reads in `handoff.selectors`.
+"""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from continuity.errors import not_found, validation_error
+from continuity.owner_api import KeysetPagination, OwnerViewSet, reject_unknown_params
+from handoff.selectors import capsule_data, handoffs_for_owner
+from handoff.services import handoff_expire
+
+STATES = ("open", "resumed", "expired")
+
+
+class HandoffViewSet(OwnerViewSet):
+    """Handoff capsules agents left: list, read, expire."""
+
+    lookup_value_regex = r"[0-9a-fA-F-]{32,36}"
+    pagination_class = KeysetPagination
+
+    def list(self, request):
+        reject_unknown_params(request, {"task_id", "state", *KeysetPagination.query_params})
+        state = request.query_params.get("state") or None
+        if state is not None and state not in STATES:
+            raise validation_error(f"state must be one of: {', '.join(STATES)}.", field="state")
+        capsules = handoffs_for_owner(
+            owner=request.user, task_id=request.query_params.get("task_id") or None, state=state
+        )
+        page = self.paginate_queryset(capsules)
+        return self.get_paginated_response([capsule_data(capsule) for capsule in page])
+
+    def retrieve(self, request, pk=None):
+        try:
+            capsule_id = UUID(pk)
+        except ValueError:
+            raise not_found("handoff") from None
+        capsule = handoffs_for_owner(owner=request.user).filter(pk=capsule_id).first()
+        if capsule is None:
+            raise not_found("handoff")
+        return Response(capsule_data(capsule))
+
+    @action(detail=True, methods=["post"])
+    def expire(self, request, pk=None):
+        """Expire now, so no agent resumes it again; idempotent."""
+        self.parse()
+        return Response(capsule_data(handoff_expire(actor=self.actor, capsule_id=pk)))

@@ -1,0 +1,59 @@
+"""Handoff reads: which capsule a resume returns, and the owner's list."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from handoff.models import HandoffCapsule
+
+
+def newest_open_capsule(*, owner, task_id: str, for_update: bool = False) -> HandoffCapsule | None:
+    """The newest capsule of this owner's task that has not expired (exact task id match)."""
+    capsules = HandoffCapsule.objects.filter(
+        owner=owner, task_id=task_id, expires_at__gt=timezone.now()
+    ).order_by("-created_at", "-id")
+    if for_update:
+        capsules = capsules.select_for_update()
+    return capsules.first()
+
+
+def handoffs_for_owner(*, owner, task_id: str | None = None, state: str | None = None) -> QuerySet[HandoffCapsule]:
+    """The owner's capsules, newest first, optionally one task's or one state's
+    (open, resumed, expired)."""
+    capsules = HandoffCapsule.objects.filter(owner=owner)
+    if task_id:
+        capsules = capsules.filter(task_id=task_id)
+    now = timezone.now()
+    if state == "expired":
+        capsules = capsules.filter(expires_at__lte=now)
+    elif state == "open":
+        capsules = capsules.filter(expires_at__gt=now, resumed_at__isnull=True)
+    elif state == "resumed":
+        capsules = capsules.filter(expires_at__gt=now, resumed_at__isnull=False)
+    return capsules.order_by("-created_at", "-id")
+
+
+def capsule_data(capsule: HandoffCapsule) -> dict:
+    """A capsule as every door shows it (JSON-ready)."""
+
+    def when(value):
+        return value.isoformat() if value else None
+
+    return {
+        "id": str(capsule.pk),
+        "task_id": capsule.task_id,
+        "summary": capsule.summary,
+        "status": capsule.status,
+        "decisions": list(capsule.decisions),
+        "next_steps": list(capsule.next_steps),
+        "artifacts": list(capsule.artifacts),
+        "blockers": list(capsule.blockers),
+        "from_agent": capsule.from_agent or None,
+        "created_at": when(capsule.created_at),
+        "expires_at": when(capsule.expires_at),
+        "resumed_at": when(capsule.resumed_at),
+        "resumed_by": capsule.resumed_by or None,
+        "resume_count": capsule.resume_count,
+        "state": capsule.state,
+    }

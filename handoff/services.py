@@ -1,0 +1,180 @@
+"""Handoff writes: create a capsule, resume a task, expire a capsule (DESIGN §4, handoff).
+
+Agents need the `handoff` scope; the owner may do everything. Who wrote or resumed a
+capsule always comes from the token, never from an argument.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from continuity.actors import Actor
+from continuity.errors import not_found, validation_error
+from handoff.models import MAX_SUMMARY_CHARS, HandoffCapsule, TaskStatus
+from handoff.selectors import newest_open_capsule
+from memories import gates
+from memories.services import validation as check
+
+SCOPE = "handoff"
+MAX_TASK_ID_CHARS = 300
+MAX_ITEMS = 50
+MAX_ITEM_CHARS = 1000
+MAX_ARTIFACT_CHARS = 2000
+LIST_FIELDS = {
+    "decisions": MAX_ITEM_CHARS,
+    "next_steps": MAX_ITEM_CHARS,
+    "artifacts": MAX_ARTIFACT_CHARS,
+    "blockers": MAX_ITEM_CHARS,
+}
+DEFAULT_EXPIRY_DAYS = 14
+MAX_EXPIRY_DAYS = 90
+
+
+def default_expiry_days() -> int:
+    return getattr(settings, "CONTINUITY_HANDOFF_DEFAULT_DAYS", DEFAULT_EXPIRY_DAYS)
+
+
+def task_id_value(value) -> str:
+    return check.label(value, "task_id", MAX_TASK_ID_CHARS)
+
+
+def _items(values, field: str, max_chars: int) -> list[str]:
+    """A bounded list of non-empty strings, trimmed, order kept (duplicates are kept too:
+    two identical next steps may be meant)."""
+    if values is None:
+        return []
+    if not isinstance(values, (list, tuple)) or not all(isinstance(v, str) for v in values):
+        raise validation_error(f"{field} must be a list of strings.", field=field)
+    items = [value.strip() for value in values if value.strip()]
+    if len(items) > MAX_ITEMS:
+        raise validation_error(f"{field} holds at most {MAX_ITEMS} items.", field=field)
+    for value in items:
+        if "\x00" in value:
+            raise validation_error(f"{field} must not contain NUL characters.", field=field)
+        if len(value) > max_chars:
+            raise validation_error(
+                f"each of {field} must be at most {max_chars:,} characters.", field=field
+            )
+    return items
+
+
+def _expiry(value, now: datetime) -> datetime:
+    if value is None:
+        return now + timedelta(days=default_expiry_days())
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            raise validation_error(
+                "expires_at must be an ISO 8601 date-time.", field="expires_at"
+            ) from None
+    if not isinstance(value, datetime):
+        raise validation_error("expires_at must be a date-time.", field="expires_at")
+    if timezone.is_naive(value):
+        raise validation_error(
+            "expires_at needs a time zone (e.g. 2026-12-01T09:00:00Z).", field="expires_at"
+        )
+    if value <= now:
+        raise validation_error("expires_at must be in the future.", field="expires_at")
+    if value > now + timedelta(days=MAX_EXPIRY_DAYS):
+        raise validation_error(
+            f"expires_at is at most {MAX_EXPIRY_DAYS} days ahead.", field="expires_at"
+        )
+    return value
+
+
+def handoff_create(
+    *,
+    actor: Actor,
+    task_id: str,
+    summary: str,
+    status: str | None = None,
+    decisions: list[str] | None = None,
+    next_steps: list[str] | None = None,
+    artifacts: list[str] | None = None,
+    blockers: list[str] | None = None,
+    expires_at: datetime | str | None = None,
+) -> HandoffCapsule:
+    """Leave a capsule for the next agent on `task_id`. Not idempotent: each call writes a
+    new capsule, and the newest one wins on resume. Raises ServiceError (nothing written)
+    on bad input, a secret in any text, or a token without the `handoff` scope."""
+    actor.require_scope(SCOPE)
+    now = timezone.now()
+    task_id = task_id_value(task_id)
+    summary = check.statement(summary, "summary")
+    if not summary:
+        raise validation_error("summary is empty; say where the task stands.", field="summary")
+    if len(summary) > MAX_SUMMARY_CHARS:
+        raise validation_error(
+            f"summary is {len(summary):,} characters; the limit is {MAX_SUMMARY_CHARS:,}.",
+            field="summary",
+        )
+    status = check.choice(status, TaskStatus, "status", default=TaskStatus.IN_PROGRESS)
+    lists = {
+        field: _items(value, field, LIST_FIELDS[field])
+        for field, value in (
+            ("decisions", decisions), ("next_steps", next_steps),
+            ("artifacts", artifacts), ("blockers", blockers),
+        )
+    }  # fmt: skip
+    expires = _expiry(expires_at, now)
+    gates.check_no_secrets(
+        {"task_id": task_id, "summary": summary, **{k: "\n".join(v) for k, v in lists.items()}}
+    )
+    capsule = HandoffCapsule(
+        owner=actor.user, task_id=task_id, summary=summary, status=status,
+        from_agent=actor.agent_name, from_token=actor.token, created_at=now,
+        expires_at=expires, **lists,
+    )  # fmt: skip
+    capsule.full_clean(validate_constraints=False)
+    capsule.save()
+    return capsule
+
+
+@transaction.atomic
+def handoff_resume(*, actor: Actor, task_id: str) -> HandoffCapsule | None:
+    """The newest unexpired capsule of exactly this task of the actor's owner, marked as
+    resumed by the caller (the latest resume is kept, and counted), or None when there is
+    none. Never returns another task's or another owner's capsule."""
+    actor.require_scope(SCOPE)
+    task_id = task_id_value(task_id)
+    capsule = newest_open_capsule(owner=actor.user, task_id=task_id, for_update=True)
+    if capsule is None:
+        return None
+    capsule.resumed_at = timezone.now()
+    capsule.resumed_by = actor.agent_name
+    capsule.resume_count += 1
+    capsule.save(update_fields=["resumed_at", "resumed_by", "resume_count"])
+    return capsule
+
+
+@transaction.atomic
+def handoff_expire(*, actor: Actor, capsule_id) -> HandoffCapsule:
+    """Owner-only: the capsule expires now, so no agent resumes it again. Idempotent: an
+    already expired capsule keeps its original expiry time."""
+    actor.require_owner("expire a handoff")
+    capsule = (
+        HandoffCapsule.objects.select_for_update()
+        .filter(owner=actor.user, pk=_capsule_id(capsule_id))
+        .first()
+    )
+    if capsule is None:
+        raise not_found("handoff")
+    now = timezone.now()
+    if capsule.expires_at > now:
+        capsule.expires_at = now
+        capsule.save(update_fields=["expires_at"])
+    return capsule
+
+
+def _capsule_id(value):
+    from uuid import UUID
+
+    try:
+        return value if isinstance(value, UUID) else UUID(str(value))
+    except (ValueError, TypeError, AttributeError):
+        raise validation_error("id must be a handoff UUID.", field="id") from None
