@@ -58,9 +58,11 @@ def with_links(memories: list[Memory]) -> list[Memory]:
 def _render_tab(request: HttpRequest, template: str, tab: str, context: dict) -> HttpResponse:
     """A full page, or, for htmx, only the named fragment (a next page or new results)."""
     context = {"tab": tab, **context}
-    fragment = request.GET.get("fragment")
-    if request.htmx and fragment in {"page", "results"}:
-        return render(request, f"{template}#{fragment}", context)
+    if request.htmx and request.GET.get("fragment") == "page":
+        return render(request, f"{template}#page", context)
+    if request.htmx and request.htmx.target == "results" and tab == "search":
+        # The live search box and filters: new results only (the URL stays clean to share).
+        return render(request, f"{template}#results", context)
     context["counts"] = tab_counts(request.user)
     return render(request, template, context)
 

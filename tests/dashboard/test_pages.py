@@ -140,7 +140,7 @@ def test_search_matches_content_across_scopes_with_filters(browser, world):
 
 
 def test_live_search_answers_htmx_with_the_results_fragment_only(browser, world):
-    response = browser.hx_get("/search/", {"q": "kubernetes", "fragment": "results"})
+    response = browser.get("/search/", {"q": "kubernetes"}, headers={"HX-Request": "true", "HX-Target": "results"})
     assert "<html" not in response.content.decode()
     assert shown(response, "Kubernetes") and not shown(response, "Helix")
 

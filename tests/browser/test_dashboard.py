@@ -1,0 +1,167 @@
+"""The dashboard in a real browser: sign in, every card action, tokens, language, search."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from continuity.actors import Actor
+from memories.models import Memory
+
+from ..dashboard.conftest import remember
+from .conftest import sign_in
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+TABS = ["Core", "Projects", "Recent", "Review", "Archive", "Search", "Tokens", "Activity"]
+
+
+@pytest.fixture
+def store(owner, make_token):
+    """What the tabs show: core, a dispute, an inferred project note, an archived one."""
+    from memories.services import memory_archive, memory_lock
+
+    me = Actor.owner(owner)
+    agent = Actor.agent(make_token("claude-code")[0])
+    locked = remember(me, "Always answer in British English.")
+    memory_lock(actor=me, memory_id=locked.pk)
+    editor = remember(me, "The preferred editor is Helix.", key="editor")
+    disputed = remember(agent, "The preferred editor is VS Code.", key="editor")
+    inferred = remember(
+        agent, "The api service deploys with Kubernetes.", kind="fact",
+        scope_type="project", scope_key="github:ada/api", trust="inferred",
+    )  # fmt: skip
+    old = remember(me, "Old habit: tabs for indentation.")
+    memory_archive(actor=me, memory_id=old.pk)
+    return {"editor": editor, "disputed": disputed, "inferred": inferred, "archived": old}
+
+
+def card(page, memory):
+    return page.locator(f"#m-{memory.pk}")
+
+
+def test_sign_in_and_screenshot_every_tab(page, store, shoot):
+    page.goto("/")
+    assert "/signin/" in page.url
+    shoot(page, "00-signin")
+    sign_in(page)
+    for number, tab in enumerate(TABS, start=1):
+        page.get_by_role("navigation", name="Sections").get_by_role("link", name=re.compile(f"^{tab}")).click()
+        page.wait_for_load_state()
+        assert page.locator('.tabs a[aria-current="page"]').inner_text().startswith(tab)
+        shoot(page, f"{number:02d}-{tab.lower()}")
+
+
+def test_confirm_lock_correct_archive_restore_and_delete(page, store, shoot):
+    sign_in(page)
+    page.goto("/review/")
+    review_count = page.locator("#count-review")
+    assert review_count.inner_text() == "2"
+    inferred = card(page, store["inferred"])
+    inferred.get_by_role("button", name="Confirm").click()
+    page.wait_for_function("document.querySelector('#count-review').textContent === '1'")
+    assert "confirmed" in card(page, store["inferred"]).locator(".badge.trust").inner_text()
+    assert Memory.objects.get(pk=store["inferred"].pk).trust == "confirmed"
+
+    page.goto("/")
+    editor = card(page, store["editor"])
+    editor.get_by_role("button", name="Lock").click()
+    card(page, store["editor"]).get_by_role("button", name="Unlock").wait_for()
+    assert Memory.objects.get(pk=store["editor"].pk).trust == "locked"
+
+    card(page, store["editor"]).get_by_role("link", name="Correct").click()
+    box = card(page, store["editor"]).get_by_label("Corrected text")
+    box.fill("")
+    card(page, store["editor"]).get_by_role("button", name="Save as new version").click()
+    error = card(page, store["editor"]).locator(".error.field")
+    error.wait_for()
+    shoot(page, "20-correct-error")
+    box = card(page, store["editor"]).get_by_label("Corrected text")
+    box.fill("The preferred editor is Zed.")
+    card(page, store["editor"]).get_by_role("button", name="Save as new version").click()
+    new = page.locator("article", has_text="The preferred editor is Zed.")
+    new.locator(".version").filter(has_text="v2").wait_for()
+    corrected = Memory.objects.get(content="The preferred editor is Zed.")
+    assert corrected.version == 2 and corrected.trust == "locked"
+    shoot(page, "21-corrected")
+
+    card(page, corrected).get_by_role("button", name="Archive").click()
+    card(page, corrected).get_by_role("button", name="Restore").wait_for()
+    page.wait_for_function("document.querySelector('#count-archive').textContent === '3'")
+    card(page, corrected).get_by_role("button", name="Restore").click()
+    card(page, corrected).get_by_role("button", name="Archive").wait_for()
+    assert Memory.objects.get(pk=corrected.pk).status == "active"
+
+    card(page, corrected).get_by_role("link", name="History").click()
+    card(page, corrected).locator(".timeline").wait_for()
+    assert "corrected" in card(page, corrected).locator(".timeline").inner_text()
+
+    card(page, corrected).get_by_role("link", name="Delete").click()
+    card(page, corrected).get_by_role("button", name="Yes, delete permanently").wait_for()
+    shoot(page, "22-delete-confirmation")
+    card(page, corrected).get_by_role("button", name="Yes, delete permanently").click()
+    page.get_by_text("Deleted. The content is gone from the history too.").wait_for()
+    assert not Memory.objects.filter(pk=corrected.pk).exists()
+
+
+def test_actions_work_without_javascript(chromium, live_server, store):
+    context = chromium.new_context(base_url=live_server.url, java_script_enabled=False)
+    page = context.new_page()
+    sign_in(page)
+    page.goto("/review/")
+    card(page, store["inferred"]).get_by_role("button", name="Confirm").click()
+    page.wait_for_url("**/review/")
+    assert Memory.objects.get(pk=store["inferred"].pk).trust == "confirmed"
+    context.close()
+
+
+def test_create_copy_and_revoke_a_token(page, store, shoot):
+    sign_in(page)
+    page.goto("/tokens/")
+    page.get_by_label("Name", exact=True).fill("Laptop Codex")
+    page.get_by_label("Agent name").fill("codex")
+    page.get_by_role("button", name="Create token").click()
+    secret = page.locator("#new-secret")
+    secret.wait_for()
+    assert secret.input_value().startswith("cont_pat_")
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.get_by_role("button", name="Copy").click()
+    page.get_by_text("Copied").wait_for()
+    shoot(page, "30-token-created")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.locator("tr", has_text="Laptop Codex").get_by_role("button", name="Revoke").click()
+    page.get_by_text("was revoked").wait_for()
+    assert page.locator("tr", has_text="Laptop Codex").get_by_text("revoked").count() >= 1
+    assert "cont_pat_" not in page.content()
+
+
+def test_switch_to_simplified_chinese_and_back(page, store, shoot):
+    sign_in(page)
+    page.get_by_label("Language").select_option("zh-hans")
+    page.get_by_role("button", name="Switch").click()
+    page.get_by_role("link", name=re.compile("^核心")).wait_for()
+    assert page.locator("html").get_attribute("lang") == "zh-hans"
+    for tab in ["核心", "审阅", "令牌"]:
+        page.get_by_role("link", name=re.compile(f"^{tab}")).click()
+        page.wait_for_load_state()
+        shoot(page, f"40-zh-{tab}")
+    page.get_by_label("语言").select_option("en")
+    page.get_by_role("button", name="切换").click()
+    page.get_by_role("link", name=re.compile("^Core")).wait_for()
+
+
+def test_live_search_filters_as_you_type(page, store, shoot):
+    sign_in(page)
+    page.goto("/search/")
+    page.get_by_label("Search memories").press_sequentially("kubern", delay=40)
+    page.wait_for_function("!document.querySelector('#results').textContent.includes('Helix')")
+    results = page.locator("#results .content")
+    assert results.count() == 1 and "Kubernetes" in results.first.inner_text()
+    assert "q=kubern" in page.url
+    page.get_by_label("Search memories").fill("")
+    page.get_by_label("Status").select_option("disputed")
+    page.locator("#results .content", has_text="VS Code").wait_for()
+    assert page.locator("#results .content").count() == 1
+    assert "status=disputed" in page.url and "fragment" not in page.url
+    shoot(page, "50-search")
