@@ -401,3 +401,32 @@ class TokenViewSet(OwnerViewSet):
         """Revoke now; idempotent (a second revoke keeps the first time)."""
         self.parse()
         return Response(token_data(token_revoke(actor=self.actor, token_id=int(pk))))
+
+
+# --- retention (instance settings) -----------------------------------------------------------
+
+
+class RetentionIn(StrictSerializer):
+    value = serializers.IntegerField(allow_null=True, help_text="The window in the rule's unit; null resets it.")
+
+
+class RetentionViewSet(OwnerViewSet):
+    """Retention windows of the whole instance (instance owner only) and what recent
+    cleanups removed. PATCH /retention/<rule>/ {"value": 48} sets a window; null resets it
+    to the environment's default."""
+
+    lookup_value_regex = r"[a-z0-9_]{1,100}"
+    serializer_classes = {"partial_update": RetentionIn, "update": RetentionIn}
+
+    def list(self, request):
+        from continuity.maintenance.retention import retention_overview
+
+        reject_unknown_params(request, set())
+        return Response(retention_overview(actor=self.actor))
+
+    def partial_update(self, request, pk=None):
+        from continuity.maintenance.retention import retention_window_set
+
+        return Response(retention_window_set(actor=self.actor, rule=pk, value=self.parse()["value"]))
+
+    update = partial_update

@@ -8,6 +8,7 @@ from django.urls import include, path, re_path
 from rest_framework.routers import APIRootView, DefaultRouter
 
 from continuity.owner_api import OwnerSessionAuthentication, TokenViewSet, not_found_view
+from continuity.owner_api import RetentionViewSet
 from memories.owner_api import MemoryViewSet
 
 
@@ -29,6 +30,7 @@ class OwnerRouter(DefaultRouter):
 router = OwnerRouter()
 router.register("memories", MemoryViewSet, basename="owner-memory")
 router.register("tokens", TokenViewSet, basename="owner-token")
+router.register("retention", RetentionViewSet, basename="owner-retention")
 
 urlpatterns = [
     path("auth/", include("rest_framework.urls")),

@@ -25,7 +25,7 @@ from django.utils import timezone
 from django.utils.module_loading import autodiscover_modules
 
 from continuity.actors import Actor
-from continuity.errors import ErrorCode, ServiceError, validation_error
+from continuity.errors import ErrorCode, ServiceError, forbidden, validation_error
 from continuity.maintenance.runs import Deadline
 from continuity.models import RetentionOverride
 
@@ -114,11 +114,38 @@ def effective_window(rule: RetentionRule) -> int:
     return override if override is not None else default_window(rule)
 
 
+def _require_instance_owner(actor: Actor, action: str) -> None:
+    # Windows apply to the whole instance, so only its owner (a superuser: the account
+    # `serve` creates) sets them; another user's own memories are not the only ones at stake.
+    actor.require_owner(action)
+    if not actor.user.is_superuser:
+        raise forbidden(f"Only the instance owner can {action}.")
+
+
+def retention_overview(*, actor: Actor, runs: int = 10) -> dict:
+    """The settings page's retention section: every window, and what recent cleanups did."""
+    from continuity.models import MaintenanceRun
+
+    _require_instance_owner(actor, "see retention settings")
+    recent = MaintenanceRun.objects.filter(task="continuity.retention_cleanup").exclude(status="skipped")
+    return {
+        "rules": retention_windows(),
+        "recent_runs": [
+            {
+                "id": run.pk, "status": run.status, "started_at": run.started_at,
+                "finished_at": run.finished_at, "error": run.error,
+                "removed": {name: rule.get("removed") for name, rule in run.result.get("rules", {}).items()},
+            }  # fmt: skip
+            for run in recent.order_by("-started_at", "-id")[:runs]
+        ],
+    }
+
+
 @transaction.atomic
 def retention_window_set(*, actor: Actor, rule: str, value: int | None) -> dict:
-    """Owner-only: set a rule's window (in the rule's unit), or reset it to the
+    """Instance owner only: set a rule's window (in the rule's unit), or reset it to the
     environment's default with None. Idempotent."""
-    actor.require_owner("change retention windows")
+    _require_instance_owner(actor, "change retention windows")
     found = rule_get(rule)
     if value is None:
         RetentionOverride.objects.filter(rule=found.name).delete()

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from continuity.actors import Actor
 from continuity.errors import ErrorCode, ServiceError
 from continuity.maintenance import retention
 from continuity.maintenance.retention import RetentionRule, purge, retention_window_set, rule_get
@@ -19,6 +20,14 @@ from tests.memories.helpers import remember
 from tests.workers.helpers import idempotency_records
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def owner_actor(owner):
+    """The instance owner: the superuser account `serve` creates."""
+    owner.is_superuser = True
+    owner.save(update_fields=["is_superuser"])
+    return Actor.owner(owner)
 
 
 def forever() -> Deadline:
@@ -96,6 +105,13 @@ def test_a_bad_window_is_refused_and_changes_nothing(owner_actor, value):
     assert not RetentionOverride.objects.exists()
 
 
+def test_a_user_who_is_not_the_instance_owner_cannot_change_retention_windows(other_owner):
+    with pytest.raises(ServiceError) as info:
+        retention_window_set(actor=Actor.owner(other_owner), rule="idempotency_records", value=1)
+
+    assert info.value.code == ErrorCode.FORBIDDEN
+
+
 def test_an_unknown_rule_is_not_found(owner_actor):
     with pytest.raises(ServiceError) as info:
         retention_window_set(actor=owner_actor, rule="nope", value=3)
@@ -115,8 +131,7 @@ def test_tokens_revoked_or_expired_90_days_ago_go_and_their_memories_stay(owner_
     )
     recently_revoked, _ = make_token("recent-agent")
     token_revoke(actor=owner_actor, token_id=recently_revoked.pk)
-    live, _ = make_token("live-agent")
-    from continuity.actors import Actor
+    make_token("live-agent")
 
     receipt = remember(Actor.agent(PersonalAccessToken.objects.get(pk=long_revoked.pk)))
 
