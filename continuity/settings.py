@@ -188,6 +188,8 @@ CONTINUITY_RETENTION_MAINTENANCE_RUNS_DAYS = int(
 )
 # Compaction: memories not verified for this long are proposed as stale in Review.
 CONTINUITY_STALE_AFTER_DAYS = int(os.environ.get("CONTINUITY_STALE_AFTER_DAYS", "180"))
+# ... and rolls active episodic memories older than this into one summary per project and week.
+CONTINUITY_ROLLUP_AFTER_DAYS = int(os.environ.get("CONTINUITY_ROLLUP_AFTER_DAYS", "30"))
 # The watchdog: a job whose last success is older than this many intervals is late.
 CONTINUITY_WATCHDOG_LATE_FACTOR = _env_seconds("CONTINUITY_WATCHDOG_LATE_FACTOR", 3)
 # ... and pending work with no progress for this long is a stall.

@@ -15,7 +15,12 @@ What a run does, each step idempotent and bounded:
 3. Live memories not verified (or created) for CONTINUITY_STALE_AFTER_DAYS become `stale`
    proposals. Locked memories are the owner's deliberate statements and are not flagged.
 4. Pending proposals that no longer apply become `obsolete`.
-5. The full-text index: SQLite FTS5 'optimize' (merges segments, drops deleted terms);
+5. Weekly rollup: active episodic memories of a project older than
+   CONTINUITY_ROLLUP_AFTER_DAYS become one summary memory per project, ISO week and
+   visibility (their statements as key facts, linked `derived_from`); the originals are
+   archived, never deleted. Owner-trusted memories are left alone. Memories arriving
+   late for a week already rolled up produce a new version of that week's summary.
+6. The full-text index: SQLite FTS5 'optimize' (merges segments, drops deleted terms);
    PostgreSQL: ANALYZE, which refreshes the planner statistics recall reads term
    frequencies from (GIN indexes need no rebuild).
 """
@@ -35,7 +40,10 @@ from django.utils import timezone
 from continuity.actors import Actor
 from continuity.maintenance.runs import Deadline
 from continuity.models import ProposalKind, ProposalStatus, ReviewProposal
-from memories.models import LIVE_STATUSES, TRUST_RANK, EventType, Memory, MemoryLink, Relation, Trust
+from memories.models import (
+    LIVE_STATUSES, MAX_CONTENT_CHARS, OWNER_TRUSTS, TRUST_RANK, EventType, Memory, MemoryLink,
+    MemoryType, Relation, Status, Trust,
+)  # fmt: skip
 from memories.retrieval import index as search_index
 from memories.services.common import record_event, supersede
 from memories.text import analyze, assess, fingerprint
@@ -54,6 +62,7 @@ def compaction(*, deadline: Deadline, now: datetime | None = None) -> dict:
     report["near_duplicates"] = propose_near_duplicates(deadline=deadline)
     report["stale"] = propose_stale(now=now)
     report["obsolete"] = retire_obsolete_proposals(now=now)
+    report["rollup"] = roll_up_episodes(now=now, deadline=deadline)
     report["index"] = optimize_index()
     report["complete"] = not deadline.passed
     return report
@@ -233,7 +242,104 @@ def retire_obsolete_proposals(*, now: datetime) -> int:
     )
 
 
-# --- 5. the full-text index -----------------------------------------------------------------
+# --- 5. weekly rollup of old episodes -------------------------------------------------------
+
+ROLLUP_AGENT = "continuity-compaction"
+ROLLUP_FACT_CHARS = 300
+
+
+def _week(moment: datetime) -> str:
+    year, week, _ = moment.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def _summary_text(project: str, week: str, facts: list[str]) -> str:
+    head = f"Week {week} in {project}: {len(facts)} episodes."
+    lines, used = [head], len(head)
+    for index, fact in enumerate(facts):
+        line = "- " + (fact if len(fact) <= ROLLUP_FACT_CHARS else fact[: ROLLUP_FACT_CHARS - 1] + "…")
+        rest = len(facts) - index - 1
+        if used + len(line) + 1 + len(f"\n(+{rest} more)") > MAX_CONTENT_CHARS:
+            lines.append(f"(+{len(facts) - index} more)")
+            break
+        lines.append(line)
+        used += len(line) + 1
+    return "\n".join(lines)
+
+
+def roll_up_episodes(*, now: datetime, deadline: Deadline) -> dict:
+    cutoff = now - timedelta(days=settings.CONTINUITY_ROLLUP_AFTER_DAYS)
+    rows = (
+        Memory.objects.filter(type=MemoryType.EPISODIC, status=Status.ACTIVE, scope_type="project",
+                              created_at__lt=cutoff)
+        .exclude(trust__in=OWNER_TRUSTS)
+        .exclude(source_agent=ROLLUP_AGENT)
+        .order_by("created_at", "pk")
+        .values_list("pk", "owner_id", "scope_key", "visibility", "created_at")
+    )  # fmt: skip
+    groups: dict[tuple, list] = defaultdict(list)
+    for pk, owner_id, scope_key, visibility, created_at in rows.iterator(chunk_size=2000):
+        groups[(owner_id, scope_key, _week(created_at), visibility)].append(pk)
+    summaries = archived = 0
+    for (owner_id, scope_key, week, visibility), pks in groups.items():
+        if deadline.passed:
+            break
+        rolled = _roll_up_week(owner_id, scope_key, week, visibility, pks)
+        summaries += rolled > 0
+        archived += rolled
+    return {"summaries": summaries, "archived": archived, "after_days": settings.CONTINUITY_ROLLUP_AFTER_DAYS}
+
+
+@transaction.atomic
+def _roll_up_week(owner_id, scope_key: str, week: str, visibility: str, pks: list) -> int:
+    originals = list(
+        Memory.objects.select_for_update().filter(pk__in=pks, status=Status.ACTIVE)
+        .exclude(trust__in=OWNER_TRUSTS).select_related("owner").order_by("created_at", "pk")
+    )  # fmt: skip
+    if not originals:
+        return 0
+    key = f"weekly-rollup:{week}" + (":private" if visibility == "private" else "")
+    previous = Memory.objects.select_for_update().filter(
+        owner_id=owner_id, scope_type="project", scope_key=scope_key, key=key, status=Status.ACTIVE
+    ).first()
+    earlier = []
+    if previous is not None:  # late arrivals: the week's summary gets a new version
+        earlier = list(
+            Memory.objects.filter(links_in__from_memory=previous, links_in__relation=Relation.DERIVED_FROM)
+            .order_by("created_at", "pk")
+        )
+    sources = earlier + originals
+    owner = originals[0].owner
+    actor = Actor.owner(owner)
+    content = _summary_text(scope_key, week, [memory.content for memory in sources])
+    summary = Memory(
+        owner=owner, content=content, key=key, type=MemoryType.EPISODIC, kind="event",
+        scope_type="project", scope_key=scope_key, trust=Trust.OBSERVED, visibility=visibility,
+        origin="agent", source_agent=ROLLUP_AGENT, version=previous.version + 1 if previous else 1,
+        supersedes=previous, fingerprint=fingerprint(content, "project", scope_key),
+        tags=["weekly-rollup"],
+    )  # fmt: skip
+    if previous is not None:
+        supersede(actor, previous, successor=summary, reason="compaction: late episodes for this week")
+    else:
+        summary.save()
+    MemoryLink.objects.bulk_create(
+        [MemoryLink(owner=owner, from_memory=summary, to_memory=memory, relation=Relation.DERIVED_FROM,
+                    created_by_agent=ROLLUP_AGENT) for memory in sources],
+        ignore_conflicts=True,
+    )  # fmt: skip
+    record_event(actor=actor, memory=summary, event_type=EventType.CREATED,
+                 reason=f"compaction: weekly rollup of {len(sources)} episodes")  # fmt: skip
+    for memory in originals:
+        memory.status = Status.ARCHIVED
+        memory.updated_at = timezone.now()
+        memory.save(update_fields=["status", "updated_at"])
+        record_event(actor=actor, memory=memory, event_type=EventType.ARCHIVED,
+                     reason=f"compaction: rolled up into {summary.pk}")  # fmt: skip
+    return len(originals)
+
+
+# --- 6. the full-text index -----------------------------------------------------------------
 
 
 def optimize_index() -> dict:

@@ -137,3 +137,78 @@ def test_the_compaction_task_records_its_run_and_is_skipped_when_repeated(agent_
     run = MaintenanceRun.objects.get(pk=first["run"])
     assert run.task == "memories.compaction"
     assert run.result["near_duplicates"]["proposed"] == 1
+
+
+# --- weekly rollup of old episodes ----------------------------------------------------------
+
+PROJECT = {"scope_type": "project", "scope_key": "github:acme/api"}
+
+
+def episode(actor, content, *, days_ago, **fields):
+    receipt = remember(actor, content, kind="event", type="episodic", **{**PROJECT, **fields})
+    Memory.objects.filter(pk=receipt.id).update(created_at=timezone.now() - timedelta(days=days_ago))
+    return receipt
+
+
+def monday_weeks_ago(weeks: int) -> float:
+    """Days ago of a Monday noon `weeks` weeks back, so a test's episodes share an ISO week."""
+    today = timezone.now()
+    return weeks * 7 + today.weekday() + (today.hour - 12) / 24
+
+
+def test_old_episodes_become_one_weekly_summary_per_project_and_are_archived(agent_actor, settings):
+    settings.CONTINUITY_ROLLUP_AFTER_DAYS = 30
+    base = monday_weeks_ago(8)
+    first = episode(agent_actor, "Deployed release 1.4 to staging", days_ago=base)
+    second = episode(agent_actor, "Rolled back 1.4 after a failed migration", days_ago=base - 1)
+    other_week = episode(agent_actor, "Fixed the migration and redeployed", days_ago=base - 7)
+    recent = episode(agent_actor, "Released 1.5", days_ago=2)
+    fact = remember(agent_actor, "The API is written in Go", **PROJECT)
+
+    report = run()
+
+    assert report["rollup"] == {**report["rollup"], "summaries": 2, "archived": 3}
+    summaries = Memory.objects.filter(source_agent="continuity-compaction")
+    assert summaries.count() == 2
+    week = summaries.get(links_out__to_memory=first.id)
+    assert "Deployed release 1.4 to staging" in week.content and "Rolled back 1.4" in week.content
+    assert week.type == "episodic" and week.trust == "observed" and week.status == "active"
+    sources = MemoryLink.objects.filter(from_memory=week, relation="derived_from")
+    assert {str(pk) for pk in sources.values_list("to_memory", flat=True)} == {str(first.id), str(second.id)}
+    rolled = Memory.objects.filter(pk__in=[first.id, second.id, other_week.id])
+    assert set(rolled.values_list("status", flat=True)) == {"archived"}
+    assert Memory.objects.get(pk=recent.id).status == "active"
+    assert Memory.objects.get(pk=fact.id).status == "active"
+    assert run()["rollup"]["summaries"] == 0  # idempotent
+
+
+def test_a_late_episode_for_a_rolled_up_week_makes_a_new_version_of_its_summary(agent_actor, settings):
+    settings.CONTINUITY_ROLLUP_AFTER_DAYS = 30
+    base = monday_weeks_ago(6)
+    episode(agent_actor, "Planned the Q3 roadmap", days_ago=base)
+    run()
+    late = episode(agent_actor, "Imported notes from the planning meeting", days_ago=base - 1)
+
+    run()
+
+    current = Memory.objects.get(source_agent="continuity-compaction", status="active")
+    assert current.version == 2 and current.supersedes is not None
+    assert "Planned the Q3 roadmap" in current.content and "Imported notes" in current.content
+    assert Memory.objects.get(pk=late.id).status == "archived"
+
+
+def test_owner_trusted_and_private_episodes_are_handled_apart(owner_actor, agent_actor, settings):
+    settings.CONTINUITY_ROLLUP_AFTER_DAYS = 30
+    base = monday_weeks_ago(6)
+    confirmed = episode(owner_actor, "Signed the hosting contract", days_ago=base)
+    shared = episode(agent_actor, "Benchmarked the new cache", days_ago=base)
+    private = episode(owner_actor, "Salary talk went well", days_ago=base, visibility="private", trust="observed")
+
+    run()
+
+    assert Memory.objects.get(pk=confirmed.id).status == "active"
+    summaries = Memory.objects.filter(source_agent="continuity-compaction")
+    assert {memory.visibility for memory in summaries} == {"shared", "private"}
+    shared_summary = summaries.get(visibility="shared")
+    assert "Salary" not in shared_summary.content and "Benchmarked" in shared_summary.content
+    assert Memory.objects.get(pk=shared.id).status == Memory.objects.get(pk=private.id).status == "archived"
