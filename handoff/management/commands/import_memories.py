@@ -1,17 +1,21 @@
-"""`manage.py import_memories --user U FILE [--merge] [--dry-run]`: import a memory package.
+"""`manage.py import_memories --user U FILE [--merge] [--dry-run]`: import a memory package,
+or with `--from context-keeper` a `.context/` store, or with `--from jsonl` a JSONL file.
 
-Refused whole when anything in the package is wrong; by default only into an empty store.
+Refused whole when anything in the source is wrong; by default only into an empty store.
 """
 
 from __future__ import annotations
 
 import json
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from continuity.errors import ServiceError
 from handoff.management.commands._owner import failure, owner_actor
+from handoff.importers import context_keeper_import, jsonl_import
 from handoff.packages import package_import
+
+SOURCES = ("package", "context-keeper", "jsonl")
 
 
 class Command(BaseCommand):
@@ -21,7 +25,18 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("package", help="The package: FILE.tar.gz or a directory.")
+        parser.add_argument(
+            "package", help="The package (FILE.tar.gz or a directory), a context-keeper project "
+            "or .context/ folder, or a JSONL file.",
+        )
+        parser.add_argument(
+            "--from", dest="source", choices=SOURCES, default="package",
+            help="What PACKAGE is (default: a Continuity memory package).",
+        )
+        parser.add_argument(
+            "--project", help="context-keeper: the project key its entries belong to "
+            "(e.g. github:owner/repo); global when left out.",
+        )
         parser.add_argument("--user", required=True, help="The owner's username.")
         parser.add_argument(
             "--merge",
@@ -31,9 +46,19 @@ class Command(BaseCommand):
         parser.add_argument("--dry-run", action="store_true", help="Report only; write nothing.")
         parser.add_argument("--json", dest="as_json", action="store_true", help="Print the report as JSON.")
 
-    def handle(self, *args, package, user, merge, dry_run, as_json, **options):
+    def handle(self, *args, package, user, merge, dry_run, as_json, source, project, **options):
         try:
-            report = package_import(actor=owner_actor(user), source=package, merge=merge, dry_run=dry_run)
+            actor = owner_actor(user)
+            if project and source != "context-keeper":
+                raise CommandError("--project applies to --from context-keeper only.")
+            if source == "context-keeper":
+                report = context_keeper_import(
+                    actor=actor, path=package, project_key=project, merge=merge, dry_run=dry_run
+                )
+            elif source == "jsonl":
+                report = jsonl_import(actor=actor, path=package, merge=merge, dry_run=dry_run)
+            else:
+                report = package_import(actor=actor, source=package, merge=merge, dry_run=dry_run)
         except ServiceError as error:
             raise failure(error) from None
         if as_json:
