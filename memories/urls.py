@@ -3,12 +3,13 @@
 from django.urls import path
 
 from continuity import views as site
-from memories.views import actions, pages
+from memories.views import actions, charts, pages
 
 app_name = "dashboard"
 
 urlpatterns = [
     path("", pages.core, name="core"),
+    path("overview/", charts.overview, name="overview"),
     path("projects/", pages.projects, name="projects"),
     path("recent/", pages.recent, name="recent"),
     path("review/", pages.review, name="review"),

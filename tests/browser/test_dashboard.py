@@ -14,7 +14,7 @@ from .conftest import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-TABS = ["Core", "Projects", "Recent", "Review", "Archive", "Search", "Tokens", "Activity"]
+TABS = ["Overview", "Core", "Projects", "Recent", "Review", "Archive", "Search", "Tokens", "Activity"]
 
 
 @pytest.fixture
