@@ -98,9 +98,7 @@ def create(request: HttpRequest, payload: HandoffIn):
     return Reply(201, capsule_data(services.handoff_create(actor=request.actor, **fields)))
 
 
-@router.post(
-    "/handoffs/resume", response={200: ResumeOut, **WRITE_ERRORS}, summary="Resume a task"
-)
+@router.post("/handoffs/resume", response={200: ResumeOut, **WRITE_ERRORS}, summary="Resume a task")
 def resume(request: HttpRequest, payload: ResumeIn):
     """The newest unexpired capsule of exactly this task (never another task's), marked as
     resumed by the calling agent; `handoff` is null when there is none."""

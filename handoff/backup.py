@@ -103,14 +103,22 @@ def sqlite_backup(*, output: Path) -> dict:
         finally:
             check.close()
         if problems:
-            raise refuse("The copy failed its integrity check; the live database may be damaged.", problems[:20])
+            raise refuse(
+                "The copy failed its integrity check; the live database may be damaged.",
+                problems[:20],
+            )
         _fsync(temporary)
         os.chmod(temporary, 0o600)
         os.replace(temporary, output)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
-    return {"vendor": "sqlite", "output": str(output), "bytes": output.stat().st_size, "memories": memories}
+    return {
+        "vendor": "sqlite",
+        "output": str(output),
+        "bytes": output.stat().st_size,
+        "memories": memories,
+    }
 
 
 def check_sqlite_backup(path: Path) -> dict:
@@ -120,7 +128,9 @@ def check_sqlite_backup(path: Path) -> dict:
         raise refuse(f"No such backup file: {path}.")
     with open(path, "rb") as handle:
         if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
-            raise refuse(f"{path} is not a SQLite database (a PostgreSQL backup bundle restores on PostgreSQL only).")
+            raise refuse(
+                f"{path} is not a SQLite database (a PostgreSQL backup bundle restores on PostgreSQL only)."
+            )
     try:
         return _check_sqlite_file(path)
     except sqlite3.DatabaseError as error:
@@ -133,17 +143,23 @@ def _check_sqlite_file(path: Path) -> dict:
         problems = _integrity(conn)
         if problems:
             raise refuse(f"{path} fails SQLite's integrity check.", problems[:20])
-        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        tables = {
+            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
         missing = [table for table in REQUIRED_TABLES if table not in tables]
         if missing:
-            raise refuse(f"{path} is not a Continuity database (missing tables: {', '.join(missing)}).")
+            raise refuse(
+                f"{path} is not a Continuity database (missing tables: {', '.join(missing)})."
+            )
         applied = set(conn.execute("SELECT app, name FROM django_migrations").fetchall())
         memories = conn.execute("SELECT count(*) FROM memories_memory").fetchone()[0]
     finally:
         conn.close()
     known = set(MigrationLoader(None, ignore_no_migrations=True).disk_migrations)
     ours = {app for app, _ in known}
-    unknown = sorted(f"{app}.{name}" for app, name in applied if app in ours and (app, name) not in known)
+    unknown = sorted(
+        f"{app}.{name}" for app, name in applied if app in ours and (app, name) not in known
+    )
     if unknown:
         raise refuse(
             f"{path} comes from a newer Continuity (migrations this version does not know: "
@@ -168,7 +184,10 @@ def sqlite_restore(*, backup: Path) -> dict:
         finally:
             check.close()
         if problems:
-            raise refuse("The copy of the backup failed its integrity check; nothing was changed.", problems[:20])
+            raise refuse(
+                "The copy of the backup failed its integrity check; nothing was changed.",
+                problems[:20],
+            )
         _fsync(incoming)
         connections.close_all()
         if live.exists():
@@ -228,7 +247,10 @@ def bundle_backup(*, output: Path) -> dict:
     handle, temporary = tempfile.mkstemp(dir=output.parent, prefix=".backup-", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream, tarfile.open(fileobj=stream, mode="w:gz") as tar:
-            for name, data in [("backup.json", json.dumps(manifest, indent=2).encode()), *packages.items()]:
+            for name, data in [
+                ("backup.json", json.dumps(manifest, indent=2).encode()),
+                *packages.items(),
+            ]:
                 info = tarfile.TarInfo(name)
                 info.size, info.mode = len(data), 0o600
                 tar.addfile(info, io.BytesIO(data))
@@ -236,7 +258,12 @@ def bundle_backup(*, output: Path) -> dict:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    return {"vendor": connection.vendor, "output": str(output), "bytes": output.stat().st_size, "users": len(entries)}
+    return {
+        "vendor": connection.vendor,
+        "output": str(output),
+        "bytes": output.stat().st_size,
+        "users": len(entries),
+    }
 
 
 def _read_bundle(path: Path) -> tuple[dict, dict[str, bytes]]:
@@ -254,7 +281,9 @@ def _read_bundle(path: Path) -> tuple[dict, dict[str, bytes]]:
     except (KeyError, ValueError):
         raise refuse(f"{path} has no readable backup.json.") from None
     if manifest.get("format") != BUNDLE_FORMAT or manifest.get("format_version") != BUNDLE_VERSION:
-        raise refuse(f"{path} is not a backup bundle of a version this Continuity reads ({BUNDLE_VERSION}).")
+        raise refuse(
+            f"{path} is not a backup bundle of a version this Continuity reads ({BUNDLE_VERSION})."
+        )
     return manifest, files
 
 
@@ -267,10 +296,14 @@ def bundle_restore(*, backup: Path) -> dict:
     for entry in manifest.get("users", []):
         user = users.filter(username=entry.get("username")).first()
         if user is None:
-            problems.append({"field": "users", "message": f"no user named {entry.get('username')!r} here"})
+            problems.append(
+                {"field": "users", "message": f"no user named {entry.get('username')!r} here"}
+            )
             continue
         if entry.get("file") not in files:
-            problems.append({"field": "users", "message": f"the bundle lacks {entry.get('file')!r}"})
+            problems.append(
+                {"field": "users", "message": f"the bundle lacks {entry.get('file')!r}"}
+            )
             continue
         try:
             package = read_files(io.BytesIO(files[entry["file"]]))

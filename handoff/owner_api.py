@@ -79,7 +79,15 @@ class HandoffViewSet(OwnerViewSet):
 #                                problem in `details`, a non-empty store without merge 409.
 
 MAX_IMPORT_BYTES = 256 * 1024 * 1024
-BOOLEAN_WORDS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False, "": False}
+BOOLEAN_WORDS = {
+    "true": True,
+    "1": True,
+    "yes": True,
+    "false": False,
+    "0": False,
+    "no": False,
+    "": False,
+}
 
 
 class PackageExportView(APIView):

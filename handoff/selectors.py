@@ -18,7 +18,9 @@ def newest_open_capsule(*, owner, task_id: str, for_update: bool = False) -> Han
     return capsules.first()
 
 
-def handoffs_for_owner(*, owner, task_id: str | None = None, state: str | None = None) -> QuerySet[HandoffCapsule]:
+def handoffs_for_owner(
+    *, owner, task_id: str | None = None, state: str | None = None
+) -> QuerySet[HandoffCapsule]:
     """The owner's capsules, newest first, optionally one task's or one state's
     (open, resumed, expired)."""
     capsules = HandoffCapsule.objects.filter(owner=owner)

@@ -73,7 +73,8 @@ class RecordsBuilder:
                 "relation": relation, "created_by_agent": self.source,
                 "created_at": timezone.now().isoformat()}  # fmt: skip
         if not any(
-            (item["from_id"], item["to_id"], item["relation"]) == (edge["from_id"], edge["to_id"], relation)
+            (item["from_id"], item["to_id"], item["relation"])
+            == (edge["from_id"], edge["to_id"], relation)
             for item in self.links
         ):
             self.links.append(edge)
@@ -89,7 +90,9 @@ class RecordsBuilder:
             records = parse_records(files)
         except ServiceError as error:
             raise self._in_source_terms(error) from None
-        return records_import(actor=actor, records=records, merge=merge, dry_run=dry_run, source=self.source)
+        return records_import(
+            actor=actor, records=records, merge=merge, dry_run=dry_run, source=self.source
+        )
 
     def _in_source_terms(self, error: ServiceError) -> ServiceError:
         """A refusal that names the source file, line and id, not the generated records."""
@@ -97,10 +100,17 @@ class RecordsBuilder:
         for detail in error.details:
             if detail.get("file") == FILES["memories"] and detail.get("line"):
                 origin = self.origins[detail["line"] - 1]
-                detail = {**detail, "file": origin["file"], "line": origin["line"], "id": origin["id"]}
+                detail = {
+                    **detail,
+                    "file": origin["file"],
+                    "line": origin["line"],
+                    "id": origin["id"],
+                }
             details.append(detail)
         first = details[0]
-        where = ":".join(str(part) for part in (first.get("file"), first.get("line") or first.get("id")) if part)
+        where = ":".join(
+            str(part) for part in (first.get("file"), first.get("line") or first.get("id")) if part
+        )
         message = (
             f"The {self.source} import was refused, nothing was imported: {len(details)} "
             f"problem(s); first: {where + ': ' if where else ''}"

@@ -84,7 +84,9 @@ def _content(file: str, entry: dict) -> tuple[str, str]:
             if isinstance(step, dict):
                 action = str(step.get("action", "")).strip()
                 output = str(step.get("output", "")).strip()
-                steps.append(f"{step.get('order', number)}. {action}" + (f" → {output}" if output else ""))
+                steps.append(
+                    f"{step.get('order', number)}. {action}" + (f" → {output}" if output else "")
+                )
             elif isinstance(step, str):
                 steps.append(f"{number}. {step.strip()}")
         parts = [short, "Steps: " + "; ".join(steps) if steps else ""]
@@ -120,7 +122,11 @@ def read_store(folder: Path) -> dict[str, list[dict]]:
             problems.add("must be a JSON array of entries", file=name)
             continue
         for index, entry in enumerate(data, start=1):
-            if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) or not entry["id"].strip():
+            if (
+                not isinstance(entry, dict)
+                or not isinstance(entry.get("id"), str)
+                or not entry["id"].strip()
+            ):
                 problems.add("an entry must be an object with an id", file=name, line=index)
         entries[name] = data
     if not any(entries.values()) and not problems:
@@ -132,7 +138,11 @@ def read_store(folder: Path) -> dict[str, list[dict]]:
 def build(folder: Path, *, project_key: str | None = None) -> RecordsBuilder:
     entries = read_store(folder)
     builder = RecordsBuilder(SOURCE)
-    scope = {"scope_type": "project", "scope_key": project_key} if project_key else {"scope_type": "global", "scope_key": ""}
+    scope = (
+        {"scope_type": "project", "scope_key": project_key}
+        if project_key
+        else {"scope_type": "global", "scope_key": ""}
+    )
     by_id: dict[str, dict] = {}
     for file, items in entries.items():
         kind, memory_type = {
@@ -144,7 +154,11 @@ def build(folder: Path, *, project_key: str | None = None) -> RecordsBuilder:
             foreign_id = entry["id"].strip()
             full, short = _content(file, entry)
             content = full if len(full) <= MAX_CONTENT_CHARS else short
-            value = {field: entry[field] for field in VALUE_FIELDS[file] if entry.get(field) not in (None, "", [])}
+            value = {
+                field: entry[field]
+                for field in VALUE_FIELDS[file]
+                if entry.get(field) not in (None, "", [])
+            }
             value["context_keeper"] = {
                 "id": foreign_id, "file": file, "origin": entry.get("origin"),
                 "schema_version": entry.get("schema_version"),
@@ -189,4 +203,6 @@ def context_keeper_import(*, actor: Actor, path, project_key: str | None = None,
     the rules of a package import: all checked first, refused whole, empty store unless
     merge, never overwriting."""
     actor.require_owner("import memories")
-    return build(context_dir(path), project_key=project_key).run(actor=actor, merge=merge, dry_run=dry_run)
+    return build(context_dir(path), project_key=project_key).run(
+        actor=actor, merge=merge, dry_run=dry_run
+    )

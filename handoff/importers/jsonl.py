@@ -24,7 +24,12 @@ ALLOWED = {
     "id", "content", "kind", "type", "scope_type", "scope_key", "key", "value", "tags",
     "retrieval_hints", "confidence", "confidence_basis", "trust", "status", "created_at",
 }  # fmt: skip
-DEFAULT_TYPE = {"event": "episodic", "outcome": "episodic", "task_state": "episodic", "procedure": "procedural"}
+DEFAULT_TYPE = {
+    "event": "episodic",
+    "outcome": "episodic",
+    "task_state": "episodic",
+    "procedure": "procedural",
+}
 TRUSTS = {"inferred", "observed", "confirmed"}
 STATUSES = {"active", "archived"}
 
@@ -65,10 +70,20 @@ def build(path: Path, *, source: str = SOURCE) -> RecordsBuilder:
             continue
         seen.add(foreign_id)
         if entry.get("trust", "observed") not in TRUSTS:
-            problems.add(f"trust must be one of: {', '.join(sorted(TRUSTS))}", file=name, line=number, field="trust")
+            problems.add(
+                f"trust must be one of: {', '.join(sorted(TRUSTS))}",
+                file=name,
+                line=number,
+                field="trust",
+            )
             continue
         if entry.get("status", "active") not in STATUSES:
-            problems.add(f"status must be one of: {', '.join(sorted(STATUSES))}", file=name, line=number, field="status")
+            problems.add(
+                f"status must be one of: {', '.join(sorted(STATUSES))}",
+                file=name,
+                line=number,
+                field="status",
+            )
             continue
         fields = {
             "content": entry.get("content"), "kind": entry.get("kind"),

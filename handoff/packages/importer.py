@@ -43,7 +43,9 @@ class ImportReport:
     mode: str
     dry_run: bool
     source_instance: str | None
-    created: dict = field(default_factory=lambda: {"memories": 0, "events": 0, "links": 0, "handoffs": 0})
+    created: dict = field(
+        default_factory=lambda: {"memories": 0, "events": 0, "links": 0, "handoffs": 0}
+    )
     duplicate: dict = field(default_factory=lambda: {"memories": 0, "links": 0, "handoffs": 0})
     conflicting: list = field(default_factory=list)  # [{"id", "key", "existing_id"}]
     skipped_events: int = 0
@@ -53,7 +55,9 @@ class ImportReport:
         return asdict(self)
 
 
-def package_import(*, actor: Actor, source, merge: bool = False, dry_run: bool = False) -> ImportReport:
+def package_import(
+    *, actor: Actor, source, merge: bool = False, dry_run: bool = False
+) -> ImportReport:
     """Import the package at `source` (a `.tar.gz` path, a directory, or a binary file
     object) into the actor's store. Owner-only. A package with any problem — bad checksum,
     missing file, unknown format version, one malformed record — is refused whole with a
@@ -80,10 +84,14 @@ def package_import(*, actor: Actor, source, merge: bool = False, dry_run: bool =
     return report
 
 
-def records_import(*, actor: Actor, records: dict[str, list[dict]], merge: bool, dry_run: bool, source: str) -> ImportReport:
+def records_import(
+    *, actor: Actor, records: dict[str, list[dict]], merge: bool, dry_run: bool, source: str
+) -> ImportReport:
     """Import already validated records (the importers from other tools build them)."""
     actor.require_owner("import memories")
-    report = ImportReport(mode="merge" if merge else "empty", dry_run=dry_run, source_instance=source)
+    report = ImportReport(
+        mode="merge" if merge else "empty", dry_run=dry_run, source_instance=source
+    )
     with transaction.atomic():
         serialize_writers("package-import", actor.user.pk)
         if not merge:
@@ -134,7 +142,9 @@ class _Plan:
         package_ids = [record["id"] for record in memories]
         event_ids = [record["memory_id"] for record in records["events"]]
         taken = _taken(Memory, {*package_ids, *event_ids})
-        self.memory_ids = {old: (uuid.uuid4() if old in taken else old) for old in {*package_ids, *event_ids}}
+        self.memory_ids = {
+            old: (uuid.uuid4() if old in taken else old) for old in {*package_ids, *event_ids}
+        }
         self.duplicates: dict = {}  # package id -> existing memory id
         self.conflicts: dict = {}  # package id -> existing key holder id
         if merge:
@@ -162,7 +172,9 @@ class _Plan:
     def _classify_memories(self, memories) -> None:
         existing = {}
         for chunk in _chunks({record["fingerprint"] for record in memories}):
-            for pk, fingerprint, status in Memory.objects.filter(owner=self.owner, fingerprint__in=chunk).values_list("pk", "fingerprint", "status"):
+            for pk, fingerprint, status in Memory.objects.filter(
+                owner=self.owner, fingerprint__in=chunk
+            ).values_list("pk", "fingerprint", "status"):
                 # Prefer the live memory when several share the statement.
                 if fingerprint not in existing or status in LIVE_STATUSES:
                     existing[fingerprint] = pk
@@ -187,17 +199,24 @@ class _Plan:
     def _plan_links(self) -> list[dict]:
         planned, seen = [], set()
         for record in self.records["links"]:
-            source, target = self.target(record["from_id"]), (
-                self.target(record["to_id"]) if record["to_id"] is not None else None
+            source, target = (
+                self.target(record["from_id"]),
+                (self.target(record["to_id"]) if record["to_id"] is not None else None),
             )
             edge = (source, target, record["uri"], record["relation"])
             if source == target or edge in seen:
                 self.report.duplicate["links"] += 1
                 continue
             seen.add(edge)
-            if self.merge and MemoryLink.objects.filter(
-                from_memory_id=source, to_memory_id=target, uri=record["uri"], relation=record["relation"]
-            ).exists():
+            if (
+                self.merge
+                and MemoryLink.objects.filter(
+                    from_memory_id=source,
+                    to_memory_id=target,
+                    uri=record["uri"],
+                    relation=record["relation"],
+                ).exists()
+            ):
                 self.report.duplicate["links"] += 1
                 continue
             planned.append({**record, "from_id": source, "to_id": target})
@@ -214,7 +233,9 @@ class _Plan:
             ).exists():  # fmt: skip
                 self.report.duplicate["handoffs"] += 1
                 continue
-            planned.append({**record, "_new_id": uuid.uuid4() if record["id"] in taken else record["id"]})
+            planned.append(
+                {**record, "_new_id": uuid.uuid4() if record["id"] in taken else record["id"]}
+            )
         return planned
 
     def write(self) -> None:
@@ -237,11 +258,21 @@ class _Plan:
         MemoryEvent.objects.bulk_create(
             [
                 MemoryEvent(
-                    owner=self.owner, memory_id=self.target(record["memory_id"]),
-                    **{name: record[name] for name in (
-                        "event_type", "version", "actor_agent", "patch", "result", "reason",
-                        "idempotency_key", "created_at",
-                    )},
+                    owner=self.owner,
+                    memory_id=self.target(record["memory_id"]),
+                    **{
+                        name: record[name]
+                        for name in (
+                            "event_type",
+                            "version",
+                            "actor_agent",
+                            "patch",
+                            "result",
+                            "reason",
+                            "idempotency_key",
+                            "created_at",
+                        )
+                    },
                 )  # fmt: skip
                 for record in self.events
             ],
@@ -249,15 +280,26 @@ class _Plan:
         )
         links = [
             MemoryLink(
-                owner=self.owner, from_memory_id=record["from_id"], to_memory_id=record["to_id"],
-                uri=record["uri"], relation=record["relation"],
-                created_by_agent=record["created_by_agent"], created_at=record["created_at"],
+                owner=self.owner,
+                from_memory_id=record["from_id"],
+                to_memory_id=record["to_id"],
+                uri=record["uri"],
+                relation=record["relation"],
+                created_by_agent=record["created_by_agent"],
+                created_at=record["created_at"],
             )  # fmt: skip
             for record in self.links
         ]
         for package_id, holder in self.conflicts.items():
             memory_id = self.target(package_id)
-            links.append(MemoryLink(owner=self.owner, from_memory_id=memory_id, to_memory_id=holder, relation=Relation.CONTRADICTS))
+            links.append(
+                MemoryLink(
+                    owner=self.owner,
+                    from_memory_id=memory_id,
+                    to_memory_id=holder,
+                    relation=Relation.CONTRADICTS,
+                )
+            )
         MemoryLink.objects.bulk_create(links, batch_size=CHUNK)
         # A conflicting memory's own history says why it is disputed.
         by_id = {memory.pk: memory for memory in memories}
@@ -273,15 +315,28 @@ class _Plan:
         HandoffCapsule.objects.bulk_create(
             [
                 HandoffCapsule(
-                    id=record["_new_id"], owner=self.owner,
-                    **{name: record[name] for name in (
-                        "task_id", "summary", "status", "decisions", "next_steps", "artifacts",
-                        "blockers", "from_agent", "created_at", "expires_at", "resumed_at",
-                        "resumed_by", "resume_count",
-                    )},
+                    id=record["_new_id"],
+                    owner=self.owner,
+                    **{
+                        name: record[name]
+                        for name in (
+                            "task_id",
+                            "summary",
+                            "status",
+                            "decisions",
+                            "next_steps",
+                            "artifacts",
+                            "blockers",
+                            "from_agent",
+                            "created_at",
+                            "expires_at",
+                            "resumed_at",
+                            "resumed_by",
+                            "resume_count",
+                        )
+                    },
                 )  # fmt: skip
                 for record in self.handoffs
             ],
             batch_size=CHUNK,
         )
-

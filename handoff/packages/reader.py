@@ -28,7 +28,14 @@ MAX_PROBLEMS_SHOWN = 100
 class Problems(list):
     """What is wrong with a package: {"file", "line", "field", "message"} items."""
 
-    def add(self, message: str, *, file: str | None = None, line: int | None = None, field: str | None = None):
+    def add(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+    ):
         self.append({"file": file, "line": line, "field": field, "message": message})
 
     def refuse_if_any(self, what: str = "The package") -> None:
@@ -158,11 +165,19 @@ def check_manifest(files: dict[str, bytes]) -> dict:
             problems.add("the file is missing from the package", file=name)
             continue
         if entry.get("sha256") != sha256(data):
-            problems.add("checksum mismatch: the file is not the one the manifest describes", file=name)
+            problems.add(
+                "checksum mismatch: the file is not the one the manifest describes", file=name
+            )
         if entry.get("bytes") != len(data):
-            problems.add(f"size mismatch: {len(data)} bytes, the manifest says {entry.get('bytes')!r}", file=name)
+            problems.add(
+                f"size mismatch: {len(data)} bytes, the manifest says {entry.get('bytes')!r}",
+                file=name,
+            )
         lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
         if entry.get("records") != lines or counts.get(kind) != lines:
-            problems.add(f"record count mismatch: {lines} lines, the manifest says {entry.get('records')!r}", file=name)
+            problems.add(
+                f"record count mismatch: {lines} lines, the manifest says {entry.get('records')!r}",
+                file=name,
+            )
     problems.refuse_if_any()
     return manifest

@@ -102,7 +102,10 @@ def _secrets(fields: dict) -> None:
         gates.check_no_secrets(fields)
     except ServiceError as error:
         hit = error.details[0]
-        _fail(hit["field"], f"looks like it contains a credential (rule: {hit['rule']}); secrets are never imported")
+        _fail(
+            hit["field"],
+            f"looks like it contains a credential (rule: {hit['rule']}); secrets are never imported",
+        )
 
 
 def memory(record: dict) -> dict:
@@ -118,10 +121,29 @@ def memory(record: dict) -> dict:
     confidence, basis = record["confidence"], record["confidence_basis"]
     if basis != "":
         _choice(basis, ConfidenceBasis, "confidence_basis")
-    if confidence is not None and (isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 <= confidence <= 1 or basis == ""):
+    if confidence is not None and (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, (int, float))
+        or not 0 <= confidence <= 1
+        or basis == ""
+    ):
         _fail("confidence", "must be a number from 0 to 1, with a confidence_basis")
-    tags = _via_service_check("tags", lambda: check.string_list(record["tags"], "tags", check.MAX_TAGS, check.MAX_TAG_CHARS, fold=True))
-    hints = _via_service_check("retrieval_hints", lambda: check.string_list(record["retrieval_hints"], "retrieval_hints", check.MAX_HINTS, check.MAX_HINT_CHARS, fold=False))
+    tags = _via_service_check(
+        "tags",
+        lambda: check.string_list(
+            record["tags"], "tags", check.MAX_TAGS, check.MAX_TAG_CHARS, fold=True
+        ),
+    )
+    hints = _via_service_check(
+        "retrieval_hints",
+        lambda: check.string_list(
+            record["retrieval_hints"],
+            "retrieval_hints",
+            check.MAX_HINTS,
+            check.MAX_HINT_CHARS,
+            fold=False,
+        ),
+    )
     _secrets({
         "content": content, "key": key or "", "tags": " ".join(tags), "retrieval_hints": "\n".join(hints),
         "value": json.dumps(value, ensure_ascii=False) if value else "",
@@ -187,7 +209,9 @@ def handoff(record: dict) -> dict:
     }  # fmt: skip
     task_id = _via_service_check("task_id", lambda: handoff_rules.task_id_value(record["task_id"]))
     summary = _string(record["summary"], "summary", MAX_SUMMARY_CHARS, blank=False)
-    _secrets({"task_id": task_id, "summary": summary, **{k: "\n".join(v) for k, v in lists.items()}})
+    _secrets(
+        {"task_id": task_id, "summary": summary, **{k: "\n".join(v) for k, v in lists.items()}}
+    )
     return {
         "id": _uuid(record["id"], "id"), "task_id": task_id, "summary": summary,
         "status": _choice(record["status"], TaskStatus, "status"), **lists,
@@ -266,24 +290,46 @@ def _check_package_rules(parsed: dict, problems: Problems) -> None:
         ids.add(record["id"])
         if record["status"] in LIVE_STATUSES:
             if record["fingerprint"] in live_fingerprints:
-                problems.add(f"the same statement is live twice (line {live_fingerprints[record['fingerprint']]})", file=memories_file, line=line, field="content")
+                problems.add(
+                    f"the same statement is live twice (line {live_fingerprints[record['fingerprint']]})",
+                    file=memories_file,
+                    line=line,
+                    field="content",
+                )
             live_fingerprints.setdefault(record["fingerprint"], line)
         if record["status"] == Status.ACTIVE and record["key"] is not None:
             slot = (record["scope_type"], record["scope_key"], record["key"])
             if slot in active_keys:
-                problems.add(f"two active memories hold this key (line {active_keys[slot]})", file=memories_file, line=line, field="key")
+                problems.add(
+                    f"two active memories hold this key (line {active_keys[slot]})",
+                    file=memories_file,
+                    line=line,
+                    field="key",
+                )
             active_keys.setdefault(slot, line)
     for record in parsed["memories"]:
         if record["supersedes"] is not None and record["supersedes"] not in ids:
-            problems.add("supersedes a memory that is not in the package", file=memories_file, line=record["_line"], field="supersedes")
+            problems.add(
+                "supersedes a memory that is not in the package",
+                file=memories_file,
+                line=record["_line"],
+                field="supersedes",
+            )
     edges = set()
     for record in parsed["links"]:
         line = record["_line"]
         for field in ("from_id", "to_id"):
             if record[field] is not None and record[field] not in ids:
-                problems.add("links a memory that is not in the package", file=links_file, line=line, field=field)
+                problems.add(
+                    "links a memory that is not in the package",
+                    file=links_file,
+                    line=line,
+                    field=field,
+                )
         if record["from_id"] == record["to_id"]:
-            problems.add("a memory cannot link to itself", file=links_file, line=line, field="to_id")
+            problems.add(
+                "a memory cannot link to itself", file=links_file, line=line, field="to_id"
+            )
         edge = (record["from_id"], record["to_id"], record["uri"], record["relation"])
         if edge in edges:
             problems.add("the same link appears twice", file=links_file, line=line)

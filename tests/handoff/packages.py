@@ -37,7 +37,12 @@ def build_store(owner_actor, agent_actor) -> dict:
     memory_archive(actor=owner_actor, memory_id=archived.id, reason="moved to GitHub Actions")
     doomed = memory_remember(actor=owner_actor, content="Temporary note to delete.", kind="fact")
     memory_delete(actor=owner_actor, memory_id=doomed.id)
-    memory_link(actor=owner_actor, from_id=private.id, uri="https://example.org/notes", relation="derived_from")
+    memory_link(
+        actor=owner_actor,
+        from_id=private.id,
+        uri="https://example.org/notes",
+        relation="derived_from",
+    )
     memory_link(actor=owner_actor, from_id=archived.id, to_id=second.id, relation="related_to")
     checkpoint = memory_checkpoint(
         actor=agent_actor, summary="Parser done; CLI next.", task_id="TASK-7",
@@ -63,7 +68,11 @@ def write_lines(folder: Path, kind: str, records: list[dict], *, reseal: bool = 
     (folder / FILES[kind]).write_bytes(data)
     if reseal:
         manifest = json.loads((folder / MANIFEST).read_text())
-        manifest["files"][FILES[kind]] |= {"sha256": sha256(data), "bytes": len(data), "records": len(records)}
+        manifest["files"][FILES[kind]] |= {
+            "sha256": sha256(data),
+            "bytes": len(data),
+            "records": len(records),
+        }
         manifest["counts"][kind] = len(records)
         (folder / MANIFEST).write_text(json.dumps(manifest))
 

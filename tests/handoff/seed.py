@@ -1,7 +1,7 @@
 """Prepare the MCP test server's database for handoff tests; run in the server's environment.
 
-    python -m tests.handoff.seed tokens        handoff-scoped tokens for ada and grace, as JSON
-    python -m tests.handoff.seed expire TASK   expire every capsule of that task
+python -m tests.handoff.seed tokens        handoff-scoped tokens for ada and grace, as JSON
+python -m tests.handoff.seed expire TASK   expire every capsule of that task
 """
 
 from __future__ import annotations

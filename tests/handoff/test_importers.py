@@ -60,7 +60,9 @@ def keeper_store(tmp_path_factory) -> Path:
                      reason="Runner minutes were scarce during the first months of the project's life.")["id"]  # fmt: skip
     keeper(project, "deprecate_entry", id=dropped, reason="Runners are plentiful now.")
     assert sorted(path.name for path in (project / ".context").glob("*.json")) >= [
-        "constraints.json", "decisions.json", "pipelines.json"
+        "constraints.json",
+        "decisions.json",
+        "pipelines.json",
     ]
     return project
 
@@ -69,7 +71,9 @@ def by_key(owner, foreign_id: str) -> Memory:
     return Memory.objects.get(owner=owner, key=f"context-keeper/{foreign_id}")
 
 
-def test_a_real_context_keeper_store_imports_with_kinds_status_and_provenance(keeper_store, owner_actor):
+def test_a_real_context_keeper_store_imports_with_kinds_status_and_provenance(
+    keeper_store, owner_actor
+):
     report = context_keeper_import(actor=owner_actor, path=keeper_store, project_key=PROJECT)
 
     owner = owner_actor.user
@@ -78,32 +82,48 @@ def test_a_real_context_keeper_store_imports_with_kinds_status_and_provenance(ke
     assert (old.kind, old.status, new.status) == ("decision", "superseded", "active")
     assert new.supersedes == old and new.version == 2
     assert "Why: Monthly partitions" in new.content and "Trade-offs:" in new.content
-    assert new.value["context_keeper"]["id"] == "dec-002" and new.value["problem"].startswith("Conversation")
+    assert new.value["context_keeper"]["id"] == "dec-002" and new.value["problem"].startswith(
+        "Conversation"
+    )
     assert new.scope_type == "project" and new.scope_key == PROJECT
     assert (new.origin, new.source_agent, new.trust) == ("import", "context-keeper", "observed")
     assert new.retrieval_hints == ["how are events stored"] and "retention" in new.tags
     rule = by_key(owner, "con-001")
-    assert rule.kind == "constraint" and rule.trust == "confirmed" and "Applies to: capture/**" in rule.content
+    assert (
+        rule.kind == "constraint"
+        and rule.trust == "confirmed"
+        and "Applies to: capture/**" in rule.content
+    )
     pipeline = by_key(owner, "pipe-001")
     assert (pipeline.kind, pipeline.type) == ("procedure", "procedural")
     assert "1. Run the full test suite → green CI; 2. Tag the commit" in pipeline.content
     assert by_key(owner, "con-002").status == "archived"
-    assert MemoryLink.objects.filter(from_memory=rule, to_memory=new, relation="related_to").exists()
-    assert MemoryLink.objects.filter(from_memory=new, uri="context-keeper:decisions.json#dec-002", relation="derived_from").exists()
-    assert MemoryEvent.objects.get(memory_id=new.pk).reason == "imported from context-keeper dec-002"
+    assert MemoryLink.objects.filter(
+        from_memory=rule, to_memory=new, relation="related_to"
+    ).exists()
+    assert MemoryLink.objects.filter(
+        from_memory=new, uri="context-keeper:decisions.json#dec-002", relation="derived_from"
+    ).exists()
+    assert (
+        MemoryEvent.objects.get(memory_id=new.pk).reason == "imported from context-keeper dec-002"
+    )
 
 
 def test_importing_the_same_store_again_with_merge_finds_only_duplicates(keeper_store, owner_actor):
     context_keeper_import(actor=owner_actor, path=keeper_store / ".context", project_key=PROJECT)
     before = Memory.objects.count()
 
-    report = context_keeper_import(actor=owner_actor, path=keeper_store, project_key=PROJECT, merge=True)
+    report = context_keeper_import(
+        actor=owner_actor, path=keeper_store, project_key=PROJECT, merge=True
+    )
 
     assert report.duplicate["memories"] == 5 and report.created["memories"] == 0
     assert Memory.objects.count() == before
 
 
-def test_a_changed_entry_merges_as_a_conflict_never_an_overwrite(keeper_store, owner_actor, tmp_path):
+def test_a_changed_entry_merges_as_a_conflict_never_an_overwrite(
+    keeper_store, owner_actor, tmp_path
+):
     context_keeper_import(actor=owner_actor, path=keeper_store, project_key=PROJECT)
     changed = tmp_path / ".context"
     changed.mkdir()
@@ -117,7 +137,9 @@ def test_a_changed_entry_merges_as_a_conflict_never_an_overwrite(keeper_store, o
 
     [conflict] = report.conflicting
     assert conflict["key"] == "context-keeper/dec-002"
-    assert Memory.objects.get(pk=conflict["existing_id"]).content.startswith("Partition conversation events by month")
+    assert Memory.objects.get(pk=conflict["existing_id"]).content.startswith(
+        "Partition conversation events by month"
+    )
     assert Memory.objects.get(pk=conflict["id"]).status == "disputed"
 
 
@@ -153,24 +175,41 @@ def test_the_command_imports_a_context_keeper_store(keeper_store, owner_actor):
 
 def write(tmp_path, *lines) -> Path:
     path = tmp_path / "notes.jsonl"
-    path.write_text("".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines))
+    path.write_text(
+        "".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines)
+    )
     return path
 
 
 def test_a_jsonl_file_imports_with_its_ids_as_provenance(owner_actor, tmp_path):
     path = write(
         tmp_path,
-        {"id": "n-1", "content": "Prefers short commit subjects.", "kind": "preference", "tags": ["git"]},
+        {
+            "id": "n-1",
+            "content": "Prefers short commit subjects.",
+            "kind": "preference",
+            "tags": ["git"],
+        },
         "",
-        {"content": "Deploys happen on Tuesdays.", "kind": "fact", "scope_type": "project",
-         "scope_key": PROJECT, "trust": "confirmed", "created_at": "2025-03-01T09:00:00+00:00"},  # fmt: skip
+        {
+            "content": "Deploys happen on Tuesdays.",
+            "kind": "fact",
+            "scope_type": "project",
+            "scope_key": PROJECT,
+            "trust": "confirmed",
+            "created_at": "2025-03-01T09:00:00+00:00",
+        },  # fmt: skip
     )
 
     report = jsonl_import(actor=owner_actor, path=path)
 
     assert report.created["memories"] == 2
     deploys = Memory.objects.get(content="Deploys happen on Tuesdays.")
-    assert deploys.trust == "confirmed" and deploys.created_at.year == 2025 and deploys.origin == "import"
+    assert (
+        deploys.trust == "confirmed"
+        and deploys.created_at.year == 2025
+        and deploys.origin == "import"
+    )
     assert MemoryLink.objects.filter(from_memory=deploys, uri="jsonl:notes.jsonl#line-3").exists()
     assert MemoryLink.objects.filter(uri="jsonl:notes.jsonl#n-1").exists()
 

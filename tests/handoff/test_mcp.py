@@ -45,7 +45,9 @@ def test_one_agent_hands_over_and_another_resumes_through_the_client(mcp_server,
     }))  # fmt: skip
     assert created["from_agent"] == "claude-code" and created["status"] == "blocked"
 
-    resumed = ok(call(mcp_server, handoff_tokens["reader"], "memory_handoff_resume", {"task_id": task_id}))
+    resumed = ok(
+        call(mcp_server, handoff_tokens["reader"], "memory_handoff_resume", {"task_id": task_id})
+    )
 
     assert resumed["handoff"]["id"] == created["id"]
     assert resumed["handoff"]["resumed_by"] == "codex"
@@ -54,11 +56,27 @@ def test_one_agent_hands_over_and_another_resumes_through_the_client(mcp_server,
 
 def test_resume_never_crosses_tasks_owners_or_expiry(mcp_server, mcp_site, handoff_tokens):
     mine, other = task(), task()
-    ok(call(mcp_server, handoff_tokens["writer"], "memory_handoff_create", {"task_id": mine, "summary": "Mine"}))
-    ok(call(mcp_server, handoff_tokens["grace"], "memory_handoff_create", {"task_id": other, "summary": "Grace's"}))
+    ok(
+        call(
+            mcp_server,
+            handoff_tokens["writer"],
+            "memory_handoff_create",
+            {"task_id": mine, "summary": "Mine"},
+        )
+    )
+    ok(
+        call(
+            mcp_server,
+            handoff_tokens["grace"],
+            "memory_handoff_create",
+            {"task_id": other, "summary": "Grace's"},
+        )
+    )
 
     def resume(token, task_id):
-        return ok(call(mcp_server, handoff_tokens[token], "memory_handoff_resume", {"task_id": task_id}))
+        return ok(
+            call(mcp_server, handoff_tokens[token], "memory_handoff_resume", {"task_id": task_id})
+        )
 
     assert resume("reader", other) == {"handoff": None}  # grace's task, ada's token
     assert resume("reader", mine + "0") == {"handoff": None}
@@ -78,9 +96,18 @@ def test_errors_are_tool_errors_in_the_envelope(mcp_server, mcp_site, handoff_to
     }))  # fmt: skip
     assert bad["code"] == "VALIDATION_ERROR"
 
-    unknown = error(call(mcp_server, handoff_tokens["writer"], "memory_handoff_resume", {"task_id": "x", "agent": "me"}))
+    unknown = error(
+        call(
+            mcp_server,
+            handoff_tokens["writer"],
+            "memory_handoff_resume",
+            {"task_id": "x", "agent": "me"},
+        )
+    )
     assert unknown["code"] == "VALIDATION_ERROR"
 
     # The MCP door's own tokens carry no handoff scope.
-    forbidden = error(call(mcp_server, mcp_site.raw("full"), "memory_handoff_resume", {"task_id": "x"}))
+    forbidden = error(
+        call(mcp_server, mcp_site.raw("full"), "memory_handoff_resume", {"task_id": "x"})
+    )
     assert forbidden["code"] == "FORBIDDEN"

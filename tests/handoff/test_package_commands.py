@@ -29,10 +29,15 @@ def test_export_then_import_into_another_owner(owner_actor, agent_actor, other_o
 
     assert f"to {target}" in exported and "handoffs" in exported
     assert imported.startswith("Imported (empty mode): created")
-    assert Memory.objects.filter(owner=other_owner).count() == Memory.objects.filter(owner=owner_actor.user).count()
+    assert (
+        Memory.objects.filter(owner=other_owner).count()
+        == Memory.objects.filter(owner=owner_actor.user).count()
+    )
 
 
-def test_a_second_import_needs_merge_and_then_reports_duplicates(owner_actor, agent_actor, other_owner, tmp_path):
+def test_a_second_import_needs_merge_and_then_reports_duplicates(
+    owner_actor, agent_actor, other_owner, tmp_path
+):
     build_store(owner_actor, agent_actor)
     target = tmp_path / "ada.tar.gz"
     run("export_memories", "--user", "ada", "--output", str(target))
@@ -46,7 +51,9 @@ def test_a_second_import_needs_merge_and_then_reports_duplicates(owner_actor, ag
     assert "Conflicting (imported as disputed, for review): 0." in report
 
 
-def test_a_refused_package_prints_every_problem_and_changes_nothing(owner_actor, agent_actor, other_owner, tmp_path):
+def test_a_refused_package_prints_every_problem_and_changes_nothing(
+    owner_actor, agent_actor, other_owner, tmp_path
+):
     build_store(owner_actor, agent_actor)
     folder = tmp_path / "pkg"
     run("export_memories", "--user", "ada", "--output", f"{folder}/")

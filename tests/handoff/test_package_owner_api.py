@@ -20,11 +20,15 @@ def upload(client: OwnerClient, data: bytes, **fields):
     package = io.BytesIO(data)
     package.name = "package.tar.gz"
     return client.django.post(
-        API + "/packages/import/", {"package": package, **fields}, HTTP_X_CSRFTOKEN=client.csrf_token
+        API + "/packages/import/",
+        {"package": package, **fields},
+        HTTP_X_CSRFTOKEN=client.csrf_token,
     )
 
 
-def test_the_owner_downloads_a_package_and_another_owner_uploads_it(owner_actor, agent_actor, other_owner):
+def test_the_owner_downloads_a_package_and_another_owner_uploads_it(
+    owner_actor, agent_actor, other_owner
+):
     build_store(owner_actor, agent_actor)
 
     download = OwnerClient(owner_actor.user).get("/packages/export/")
@@ -45,7 +49,9 @@ def test_the_owner_downloads_a_package_and_another_owner_uploads_it(owner_actor,
     assert merged.status_code == 201 and merged.json()["created"]["memories"] == 0
 
 
-def test_a_damaged_upload_is_refused_with_a_report_and_changes_nothing(owner_actor, agent_actor, other_owner):
+def test_a_damaged_upload_is_refused_with_a_report_and_changes_nothing(
+    owner_actor, agent_actor, other_owner
+):
     build_store(owner_actor, agent_actor)
     data = OwnerClient(owner_actor.user).get("/packages/export/").content
     grace = OwnerClient(other_owner)
@@ -54,14 +60,19 @@ def test_a_damaged_upload_is_refused_with_a_report_and_changes_nothing(owner_act
     response = upload(grace, data[: len(data) // 2])
 
     assert response.status_code == 400
-    assert response.json()["error"]["code"] == "VALIDATION_ERROR" and response.json()["error"]["details"]
+    assert (
+        response.json()["error"]["code"] == "VALIDATION_ERROR"
+        and response.json()["error"]["details"]
+    )
     assert database_dump() == before
 
 
 def test_uploads_need_a_file_a_session_and_csrf(owner):
     client = OwnerClient(owner)
     missing = client.django.post(API + "/packages/import/", {}, HTTP_X_CSRFTOKEN=client.csrf_token)
-    assert missing.status_code == 400 and missing.json()["error"]["details"][0]["field"] == "package"
+    assert (
+        missing.status_code == 400 and missing.json()["error"]["details"][0]["field"] == "package"
+    )
     bad_flag = upload(client, b"x", merge="sometimes")
     assert bad_flag.status_code == 400
     no_csrf = OwnerClient(owner, csrf=False).django.post(API + "/packages/import/", {})

@@ -58,7 +58,9 @@ def files_of(tar_path) -> dict[str, bytes]:
 # --- export ---------------------------------------------------------------------------------
 
 
-def test_the_manifest_counts_every_record_and_checksums_every_file(store, owner_actor, other_owner, tmp_path):
+def test_the_manifest_counts_every_record_and_checksums_every_file(
+    store, owner_actor, other_owner, tmp_path
+):
     memory_remember(actor=Actor.owner(other_owner), content="Grace's own memory.", kind="fact")
     manifest = package_export(actor=owner_actor, output=tmp_path / "ada.tar.gz")
     files = files_of(tmp_path / "ada.tar.gz")
@@ -80,7 +82,9 @@ def test_the_manifest_counts_every_record_and_checksums_every_file(store, owner_
 def test_derived_fields_are_not_exported(store, owner_actor, tmp_path):
     folder = export_dir(owner_actor, tmp_path)
     record = read_lines(folder, "memories")[0]
-    assert not {"fingerprint", "access_count", "last_accessed_at", "search_body", "owner"} & set(record)
+    assert not {"fingerprint", "access_count", "last_accessed_at", "search_body", "owner"} & set(
+        record
+    )
 
 
 def test_agents_cannot_export_or_import(store, agent_actor, tmp_path):
@@ -93,7 +97,9 @@ def test_agents_cannot_export_or_import(store, agent_actor, tmp_path):
 # --- round trip -----------------------------------------------------------------------------
 
 
-def test_export_then_import_into_a_fresh_store_gives_the_same_data(store, owner_actor, newcomer, tmp_path):
+def test_export_then_import_into_a_fresh_store_gives_the_same_data(
+    store, owner_actor, newcomer, tmp_path
+):
     package_export(actor=owner_actor, output=tmp_path / "ada.tar.gz")
     original = export_dir(owner_actor, tmp_path, "original")
     owner_actor.user.delete()  # a fresh instance: the ids are free again
@@ -103,7 +109,9 @@ def test_export_then_import_into_a_fresh_store_gives_the_same_data(store, owner_
     again = export_dir(newcomer, tmp_path, "again")
     for kind in FILES:
         assert read_lines(again, kind) == read_lines(original, kind), kind
-    assert report.created["memories"] == len(read_lines(original, "memories")) and report.new_ids == 0
+    assert (
+        report.created["memories"] == len(read_lines(original, "memories")) and report.new_ids == 0
+    )
 
 
 def test_derived_fields_are_rebuilt_on_import(store, owner_actor, newcomer, tmp_path):
@@ -113,23 +121,36 @@ def test_derived_fields_are_rebuilt_on_import(store, owner_actor, newcomer, tmp_
     package_import(actor=newcomer, source=tmp_path / "ada.tar.gz")
 
     for memory in Memory.objects.filter(owner=newcomer.user):
-        assert memory.fingerprint == text.fingerprint(memory.content, memory.scope_type, memory.scope_key)
+        assert memory.fingerprint == text.fingerprint(
+            memory.content, memory.scope_type, memory.scope_key
+        )
         assert memory.search_body and memory.access_count == 0 and memory.created_by_token is None
-    found = retrieval.recall(actor=newcomer, query="which test runner", project_key="github:ada/app")
-    assert "Python tests run with pytest." in [item["content"] for item in found.as_dict()["memories"]]
+    found = retrieval.recall(
+        actor=newcomer, query="which test runner", project_key="github:ada/app"
+    )
+    assert "Python tests run with pytest." in [
+        item["content"] for item in found.as_dict()["memories"]
+    ]
 
 
-def test_importing_beside_the_original_owner_gives_new_ids_and_the_same_content(store, owner_actor, newcomer, tmp_path):
+def test_importing_beside_the_original_owner_gives_new_ids_and_the_same_content(
+    store, owner_actor, newcomer, tmp_path
+):
     original = export_dir(owner_actor, tmp_path, "original")
 
     report = package_import(actor=newcomer, source=original)
 
     copy = export_dir(newcomer, tmp_path, "copy")
     assert report.new_ids > 0
-    assert {m["id"] for m in read_lines(copy, "memories")}.isdisjoint(m["id"] for m in read_lines(original, "memories"))
+    assert {m["id"] for m in read_lines(copy, "memories")}.isdisjoint(
+        m["id"] for m in read_lines(original, "memories")
+    )
 
     def without_ids(records, fields=("id", "supersedes", "memory_id", "from_id", "to_id")):
-        return sorted(json.dumps({k: v for k, v in r.items() if k not in fields}, sort_keys=True) for r in records)
+        return sorted(
+            json.dumps({k: v for k, v in r.items() if k not in fields}, sort_keys=True)
+            for r in records
+        )
 
     for kind in FILES:
         assert without_ids(read_lines(copy, kind)) == without_ids(read_lines(original, kind)), kind
@@ -148,7 +169,9 @@ def test_import_refuses_a_store_that_is_not_empty(store, owner_actor, newcomer, 
     assert "merge" in error.message
 
 
-def test_merge_skips_duplicates_and_imports_conflicts_as_disputed(store, owner_actor, newcomer, tmp_path):
+def test_merge_skips_duplicates_and_imports_conflicts_as_disputed(
+    store, owner_actor, newcomer, tmp_path
+):
     folder = export_dir(owner_actor, tmp_path)
     same = memory_remember(actor=newcomer, content="python tests run with PYTEST", kind="decision",
                            scope_type="project", scope_key="github:ada/app")  # fmt: skip
@@ -162,13 +185,20 @@ def test_merge_skips_duplicates_and_imports_conflicts_as_disputed(store, owner_a
     report = package_import(actor=newcomer, source=folder, merge=True)
 
     assert report.duplicate["memories"] == 1
-    assert Memory.objects.filter(owner=newcomer.user, content__iexact="python tests run with pytest.").count() == 0
+    assert (
+        Memory.objects.filter(
+            owner=newcomer.user, content__iexact="python tests run with pytest."
+        ).count()
+        == 0
+    )
     assert Memory.objects.get(pk=same.id).content == "python tests run with PYTEST"  # untouched
     [conflict] = report.conflicting
     assert conflict["existing_id"] == holder.id and conflict["key"] == "parser.kind"
     imported = Memory.objects.get(pk=conflict["id"])
     assert imported.status == "disputed" and imported.owner == newcomer.user
-    assert MemoryLink.objects.filter(from_memory=imported, to_memory_id=holder.id, relation="contradicts").exists()
+    assert MemoryLink.objects.filter(
+        from_memory=imported, to_memory_id=holder.id, relation="contradicts"
+    ).exists()
     assert Memory.objects.get(pk=holder.id).status == "active"  # never overwritten
 
     again = package_import(actor=newcomer, source=folder, merge=True)
@@ -214,7 +244,12 @@ def test_a_missing_file_is_refused(store, owner_actor, newcomer, tmp_path):
     (folder / "links.jsonl").unlink()
 
     error = refused(lambda: package_import(actor=newcomer, source=folder))
-    assert {"file": "links.jsonl", "line": None, "field": None, "message": "the file is missing from the package"} in error.details
+    assert {
+        "file": "links.jsonl",
+        "line": None,
+        "field": None,
+        "message": "the file is missing from the package",
+    } in error.details
 
 
 def test_an_unknown_format_version_is_refused(store, owner_actor, newcomer, tmp_path):
@@ -241,7 +276,9 @@ def test_an_unknown_format_version_is_refused(store, owner_actor, newcomer, tmp_
         ("handoffs", {"expires_at": "2026-01-01T00:00:00"}, "expires_at"),
     ],
 )
-def test_one_malformed_record_refuses_the_whole_package(store, owner_actor, newcomer, tmp_path, kind, change, field):
+def test_one_malformed_record_refuses_the_whole_package(
+    store, owner_actor, newcomer, tmp_path, kind, change, field
+):
     folder = export_dir(owner_actor, tmp_path)
     records = read_lines(folder, kind)
     records[-1] |= change
@@ -249,7 +286,11 @@ def test_one_malformed_record_refuses_the_whole_package(store, owner_actor, newc
 
     error = refused(lambda: package_import(actor=newcomer, source=folder))
     [problem] = error.details
-    assert problem["file"] == FILES[kind] and problem["line"] == len(records) and problem["field"] == field
+    assert (
+        problem["file"] == FILES[kind]
+        and problem["line"] == len(records)
+        and problem["field"] == field
+    )
     assert not HandoffCapsule.objects.filter(owner=newcomer.user).exists()
 
 
@@ -261,13 +302,19 @@ def test_one_malformed_record_refuses_the_whole_package(store, owner_actor, newc
         ('{"content": "x"}', "missing fields"),
     ],
 )
-def test_unreadable_lines_are_refused_with_their_line_number(store, owner_actor, newcomer, tmp_path, line, message):
+def test_unreadable_lines_are_refused_with_their_line_number(
+    store, owner_actor, newcomer, tmp_path, line, message
+):
     folder = export_dir(owner_actor, tmp_path)
     data = (folder / "memories.jsonl").read_bytes() + line.encode() + b"\n"
     (folder / "memories.jsonl").write_bytes(data)
     manifest = json.loads((folder / MANIFEST).read_text())
     count = manifest["counts"]["memories"] + 1
-    manifest["files"]["memories.jsonl"] |= {"sha256": sha256(data), "bytes": len(data), "records": count}
+    manifest["files"]["memories.jsonl"] |= {
+        "sha256": sha256(data),
+        "bytes": len(data),
+        "records": count,
+    }
     manifest["counts"]["memories"] = count
     (folder / MANIFEST).write_text(json.dumps(manifest))
 
@@ -275,7 +322,9 @@ def test_unreadable_lines_are_refused_with_their_line_number(store, owner_actor,
     assert error.details[0]["line"] == count and message in error.details[0]["message"]
 
 
-def test_references_to_memories_outside_the_package_are_refused(store, owner_actor, newcomer, tmp_path):
+def test_references_to_memories_outside_the_package_are_refused(
+    store, owner_actor, newcomer, tmp_path
+):
     folder = export_dir(owner_actor, tmp_path)
     links = read_lines(folder, "links")
     links[0]["from_id"] = "00000000-0000-4000-8000-000000000000"
@@ -301,4 +350,8 @@ def test_unexpected_files_in_a_package_are_refused(store, owner_actor, newcomer,
 def test_users_are_not_part_of_a_package(store, owner_actor, tmp_path):
     folder = export_dir(owner_actor, tmp_path)
     assert get_user_model().objects.count() >= 1
-    assert not any("password" in line for line in (folder / "memories.jsonl").read_text().splitlines() if '"owner"' in line)
+    assert not any(
+        "password" in line
+        for line in (folder / "memories.jsonl").read_text().splitlines()
+        if '"owner"' in line
+    )

@@ -66,7 +66,9 @@ def test_resuming_never_returns_another_tasks_capsule(agent_actor):
 def test_expired_capsules_are_never_returned(agent_actor):
     older = create(agent_actor, summary="Still valid")
     newer = create(agent_actor, summary="Already expired")
-    HandoffCapsule.objects.filter(pk=newer.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    HandoffCapsule.objects.filter(pk=newer.pk).update(
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
 
     assert handoff_resume(actor=agent_actor, task_id="TASK-1").pk == older.pk
     HandoffCapsule.objects.filter(pk=older.pk).update(expires_at=timezone.now())
@@ -95,7 +97,12 @@ def test_secrets_in_any_text_field_are_rejected(agent_actor):
         lambda: create(agent_actor, next_steps=["Deploy with key AKIAIOSFODNN7EXAMPLE"]),
     )
     assert error.details[0]["field"] == "next_steps"
-    fails(ErrorCode.SECRET_REJECTED, lambda: create(agent_actor, summary="Send Authorization: Bearer abcdef0123456789abcdef to the API"))
+    fails(
+        ErrorCode.SECRET_REJECTED,
+        lambda: create(
+            agent_actor, summary="Send Authorization: Bearer abcdef0123456789abcdef to the API"
+        ),
+    )
     assert not HandoffCapsule.objects.exists()
 
 
@@ -144,5 +151,8 @@ def test_agents_cannot_expire_and_other_owners_see_nothing(agent_actor, other_ow
     capsule = create(agent_actor)
 
     fails(ErrorCode.FORBIDDEN, lambda: handoff_expire(actor=agent_actor, capsule_id=capsule.pk))
-    fails(ErrorCode.NOT_FOUND, lambda: handoff_expire(actor=Actor.owner(other_owner), capsule_id=capsule.pk))
+    fails(
+        ErrorCode.NOT_FOUND,
+        lambda: handoff_expire(actor=Actor.owner(other_owner), capsule_id=capsule.pk),
+    )
     assert handoff_resume(actor=agent_actor, task_id="TASK-1").pk == capsule.pk

@@ -11,8 +11,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from continuity.errors import ServiceError
-from handoff.management.commands._owner import failure, owner_actor
 from handoff.importers import context_keeper_import, jsonl_import
+from handoff.management.commands._owner import failure, owner_actor
 from handoff.packages import package_import
 
 SOURCES = ("package", "context-keeper", "jsonl")
@@ -26,15 +26,20 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "package", help="The package (FILE.tar.gz or a directory), a context-keeper project "
+            "package",
+            help="The package (FILE.tar.gz or a directory), a context-keeper project "
             "or .context/ folder, or a JSONL file.",
         )
         parser.add_argument(
-            "--from", dest="source", choices=SOURCES, default="package",
+            "--from",
+            dest="source",
+            choices=SOURCES,
+            default="package",
             help="What PACKAGE is (default: a Continuity memory package).",
         )
         parser.add_argument(
-            "--project", help="context-keeper: the project key its entries belong to "
+            "--project",
+            help="context-keeper: the project key its entries belong to "
             "(e.g. github:owner/repo); global when left out.",
         )
         parser.add_argument("--user", required=True, help="The owner's username.")
@@ -44,7 +49,9 @@ class Command(BaseCommand):
             help="Add to a non-empty store: duplicates skipped, conflicts imported as disputed.",
         )
         parser.add_argument("--dry-run", action="store_true", help="Report only; write nothing.")
-        parser.add_argument("--json", dest="as_json", action="store_true", help="Print the report as JSON.")
+        parser.add_argument(
+            "--json", dest="as_json", action="store_true", help="Print the report as JSON."
+        )
 
     def handle(self, *args, package, user, merge, dry_run, as_json, source, project, **options):
         try:
@@ -77,7 +84,9 @@ def render(report) -> str:
         lines.append(f"History events of duplicate memories skipped: {report.skipped_events}.")
     lines.append(f"Conflicting (imported as disputed, for review): {len(report.conflicting)}.")
     for conflict in report.conflicting:
-        lines.append(f"  - key {conflict['key']!r}: {conflict['id']} vs existing {conflict['existing_id']}")
+        lines.append(
+            f"  - key {conflict['key']!r}: {conflict['id']} vs existing {conflict['existing_id']}"
+        )
     if report.new_ids:
         lines.append(f"Records given new ids (their ids were taken here): {report.new_ids}.")
     return "\n".join(lines)

@@ -36,7 +36,9 @@ class Command(BaseCommand):
                 if info["rollback"]:
                     self.stdout.write(f"The previous database is kept at {info['rollback']}.")
                 if info["pending_migrations"]:
-                    self.stdout.write("The backup predates some migrations: run `manage.py migrate`.")
+                    self.stdout.write(
+                        "The backup predates some migrations: run `manage.py migrate`."
+                    )
             else:
                 info = backups.bundle_restore(backup=backup)
                 for username, created in info["users"].items():
