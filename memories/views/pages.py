@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from continuity.errors import ServiceError
+from continuity.models import ProposalStatus, ReviewProposal
 from memories.models import (
     LIVE_STATUSES,
     EventType,
@@ -33,6 +34,7 @@ from memories.views.common import (
 )
 
 MAX_PROJECT_SECTIONS = 100
+MAX_PROPOSALS_SHOWN = 20
 MAX_AGENT_CHOICES = 50
 
 
@@ -151,11 +153,32 @@ def review(request: HttpRequest) -> HttpResponse:
         elif link.to_memory_id in ids:
             against.setdefault(link.to_memory_id, link.from_memory)
     pairs = [(memory, against.get(memory.pk)) for memory in disputed.items]
-    with_links([m for pair in pairs for m in pair if m is not None] + inferred.items)
+    proposals = _pending_proposals(request.user)
+    shown = [m for pair in pairs for m in pair if m is not None] + inferred.items
+    with_links(shown + [m for _, memories in proposals for m in memories])
     return _render_tab(
         request, "dashboard/review.html", "review",
-        {"pairs": pairs, "disputed": disputed, "inferred": inferred, "section": section},
+        {"pairs": pairs, "disputed": disputed, "inferred": inferred, "section": section,
+         "proposals": proposals},
     )  # fmt: skip
+
+
+def _pending_proposals(user) -> list[tuple[ReviewProposal, list[Memory]]]:
+    """What compaction proposes (near-duplicates, stale memories), newest first, with the
+    memories each is about; the owner answers with the cards' own actions."""
+    proposals = list(
+        ReviewProposal.objects.filter(owner=user, status=ProposalStatus.PENDING)
+        .order_by("-created_at", "-id")[:MAX_PROPOSALS_SHOWN]
+    )
+    ids = {pk for proposal in proposals for pk in proposal.memory_ids}
+    memories = Memory.objects.in_bulk([pk for pk in ids], field_name="pk") if ids else {}
+    by_id = {str(pk): memory for pk, memory in memories.items()}
+    answered = []
+    for proposal in proposals:
+        found = [by_id[pk] for pk in proposal.memory_ids if pk in by_id and by_id[pk].owner_id == user.pk]
+        if found:
+            answered.append((proposal, found))
+    return answered
 
 
 @login_required

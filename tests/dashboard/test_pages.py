@@ -161,3 +161,26 @@ def test_hidden_rows_stay_out_of_other_owners_counts(world, other_owner):
     html = DashboardClient(other_owner).get("/").content.decode()
     assert '<span class="count" id="count-core">0</span>' in html
     assert Memory.objects.filter(owner=other_owner).count() == 0
+
+
+def test_review_shows_what_compaction_proposes_with_the_memories_in_question(browser, world, owner):
+    from continuity.models import ReviewProposal
+
+    ids = sorted([str(world.editor.pk), str(world.locked.pk)])
+    ReviewProposal.objects.create(owner=owner, kind="near_duplicate", key="near_duplicate:" + ":".join(ids),
+                                  memory_ids=ids, score=0.91)
+    ReviewProposal.objects.create(owner=owner, kind="stale", key=f"stale:{world.inferred.pk}",
+                                  memory_ids=[str(world.inferred.pk)], detail={"after_days": 180})
+    html = browser.get("/review/").content.decode()
+    section = html[html.index("Proposed by compaction"):]
+    assert "Near-duplicates (similarity 0.91)" in section and "Not checked for over 180 days" in section
+    assert f'id="m-{world.editor.pk}"' in section and f'id="m-{world.inferred.pk}"' in section
+
+
+def test_review_never_shows_another_owners_proposals(world, owner, other_owner):
+    from continuity.models import ReviewProposal
+
+    ReviewProposal.objects.create(owner=owner, kind="stale", key=f"stale:{world.inferred.pk}",
+                                  memory_ids=[str(world.inferred.pk)], detail={"after_days": 180})
+    html = DashboardClient(other_owner).get("/review/").content.decode()
+    assert "Proposed by compaction" not in html
