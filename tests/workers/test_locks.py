@@ -115,3 +115,55 @@ def test_a_run_left_running_by_a_dead_worker_is_closed_as_failed_by_the_next_run
     orphan.refresh_from_db()
     assert orphan.status == "failed"
     assert "worker stopped" in orphan.error
+
+
+def test_a_run_stopped_by_the_soft_time_limit_is_recorded_as_failed():
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    def slow(deadline):
+        raise SoftTimeLimitExceeded()
+
+    with pytest.raises(SoftTimeLimitExceeded):
+        job_run(JOB, slow)
+
+    run = MaintenanceRun.objects.get()
+    assert run.status == "failed" and run.error.startswith("SoftTimeLimitExceeded")
+    assert not MaintenanceLock.objects.exists()
+
+
+def test_maintenance_tasks_ack_late_retry_on_database_errors_with_backoff_and_have_time_limits(settings):
+    from django.db import OperationalError
+
+    from continuity.tasks import retention_cleanup
+    from memories.tasks import compaction
+
+    for task in (retention_cleanup, compaction):
+        assert task.acks_late is True
+        assert OperationalError in task.autoretry_for
+        assert task.retry_backoff and task.max_retries == 5
+    assert 0 < settings.CELERY_TASK_SOFT_TIME_LIMIT < settings.CELERY_TASK_TIME_LIMIT
+    schedule = settings.CELERY_BEAT_SCHEDULE
+    assert schedule["retention-cleanup"]["task"] == "continuity.retention_cleanup"
+    assert schedule["compaction"]["task"] == "memories.compaction"
+
+
+def test_a_database_error_makes_the_task_retry(monkeypatch):
+    from django.db import OperationalError
+
+    from continuity import tasks
+
+    attempts = []
+
+    def locked(*args, **kwargs):
+        attempts.append(1)
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(tasks.retention, "retention_cleanup", locked)
+    monkeypatch.setattr(tasks.retention_cleanup, "max_retries", 2)
+    monkeypatch.setattr(tasks.retention_cleanup, "retry_backoff", False)
+
+    result = tasks.retention_cleanup.apply(kwargs={"force": True}, throw=False)
+
+    assert isinstance(result.result, OperationalError)
+    assert len(attempts) == 3  # the first try and two retries
+    assert MaintenanceRun.objects.filter(status="failed").count() == 3
