@@ -186,6 +186,7 @@ CONTINUITY_RETENTION_TOKENS_DAYS = int(os.environ.get("CONTINUITY_RETENTION_TOKE
 CONTINUITY_RETENTION_MAINTENANCE_RUNS_DAYS = int(
     os.environ.get("CONTINUITY_RETENTION_MAINTENANCE_RUNS_DAYS", "30")
 )
+CONTINUITY_RETENTION_HANDOFFS_DAYS = int(os.environ.get("CONTINUITY_RETENTION_HANDOFFS_DAYS", "30"))
 # Compaction: memories not verified for this long are proposed as stale in Review.
 CONTINUITY_STALE_AFTER_DAYS = int(os.environ.get("CONTINUITY_STALE_AFTER_DAYS", "180"))
 # ... and rolls active episodic memories older than this into one summary per project and week.

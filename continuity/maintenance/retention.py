@@ -264,8 +264,9 @@ class RetentionFailed(Exception):
 
 
 # --- the rules for tables that exist today --------------------------------------------------
-# Capture (raw events 7 days, candidates 30 days → expired, receipts 30 days / 5,000) and
-# handoff (expired capsules) register theirs in capture/retention.py and handoff/retention.py.
+# Capture (raw events 7 days, candidates 30 days → expired, receipts 30 days / 5,000) will
+# register its rules in capture/retention.py. The handoff rule below can move to
+# handoff/retention.py whenever that app wants to own it.
 
 register_rule(RetentionRule(
     name="idempotency_records",
@@ -297,4 +298,14 @@ register_rule(RetentionRule(
     unit="days",
     extra=~Q(status="running"),
     description="Records of past background runs.",
+))  # fmt: skip
+register_rule(RetentionRule(
+    name="expired_handoffs",
+    model="handoff.HandoffCapsule",
+    age_fields=("expires_at",),
+    setting="CONTINUITY_RETENTION_HANDOFFS_DAYS",
+    default=30,
+    unit="days",
+    description="Handoff capsules this long after they expired (resume never returns an "
+    "expired capsule; the grace period lets the owner still read it).",
 ))  # fmt: skip

@@ -37,7 +37,7 @@ def forever() -> Deadline:
 def test_the_existing_tables_are_registered():
     names = {rule.name for rule in retention.rules()}
 
-    assert {"idempotency_records", "revoked_or_expired_tokens", "maintenance_runs"} <= names
+    assert {"idempotency_records", "revoked_or_expired_tokens", "maintenance_runs", "expired_handoffs"} <= names
 
 
 def test_idempotency_records_older_than_24_hours_are_deleted_and_newer_ones_kept(owner):
@@ -210,3 +210,22 @@ def test_a_failing_rule_fails_the_run_but_the_other_rules_still_purge(owner, mon
     assert "broken" in run.error
     assert run.result["rules"]["idempotency_records"]["removed"] == 3
     assert IdempotencyRecord.objects.count() == 0
+
+
+def test_handoff_capsules_go_30_days_after_they_expired(owner):
+    from handoff.models import HandoffCapsule
+
+    def capsule(task_id, expired_days_ago):
+        return HandoffCapsule.objects.create(
+            owner=owner, task_id=task_id, summary="state of the task",
+            expires_at=timezone.now() - timedelta(days=expired_days_ago),
+        )  # fmt: skip
+
+    capsule("long-gone", 31)
+    capsule("recently-expired", 5)
+    capsule("live", -3)
+
+    report = purge(rule_get("expired_handoffs"), deadline=forever())
+
+    assert report["removed"] == 1
+    assert sorted(HandoffCapsule.objects.values_list("task_id", flat=True)) == ["live", "recently-expired"]
