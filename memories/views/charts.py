@@ -67,7 +67,7 @@ def writes_per_day(user, today) -> dict:
     days = [since + timedelta(days=offset) for offset in range(DAYS)]
     totals = {day: sum(n for (d, _), n in cells.items() if d == day) for day in days}
     top = max(totals.values(), default=0) or 1
-    height, column = 160, 28
+    height, column = 160, 56
     columns = []
     for index, day in enumerate(days):
         y = height
@@ -80,8 +80,8 @@ def writes_per_day(user, today) -> dict:
             y -= h
             segments.append({"agent": agent, "n": n, "y": round(y, 1), "h": h,
                              "colour": colour.get(agent, PALETTE[-1])})  # fmt: skip
-        columns.append({"day": day, "x": index * column, "total": totals[day], "segments": segments,
-                        "label_x": index * column + 11})  # fmt: skip
+        columns.append({"day": day, "bar_x": index * column + 6, "mid_x": index * column + column // 2,
+                        "total": totals[day], "segments": segments})  # fmt: skip
     return {"columns": columns, "legend": legend, "height": height, "width": DAYS * column,
             "top": top, "total": sum(totals.values())}  # fmt: skip
 
