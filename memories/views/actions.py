@@ -154,10 +154,13 @@ def delete(request: HttpRequest, memory_id) -> HttpResponse:
 @require_GET
 def history(request: HttpRequest, memory_id) -> HttpResponse:
     memory = _get(request, memory_id)
-    page = memory_history(
-        actor=owner_actor(request), memory_id=memory.pk, limit=HISTORY_LIMIT,
-        cursor=request.GET.get("cursor") or None,
-    )  # fmt: skip
+    try:
+        page = memory_history(
+            actor=owner_actor(request), memory_id=memory.pk, limit=HISTORY_LIMIT,
+            cursor=request.GET.get("cursor") or None,
+        )  # fmt: skip
+    except ServiceError:  # a cursor that is not this memory's: start from the newest
+        page = memory_history(actor=owner_actor(request), memory_id=memory.pk, limit=HISTORY_LIMIT)
     if request.htmx:
         return render(request, "memories/_history.html", {"m": memory, "history": page})
     return _standalone(request, memory, mode="view", history=page)

@@ -215,3 +215,16 @@ def test_history_opens_inline(browser, world):
 def test_history_without_javascript_is_a_page(browser, world):
     html = browser.get(f"/m/{world.editor.pk}/history/").content.decode()
     assert "<html" in html and 'class="timeline"' in html
+
+
+def test_long_histories_page_to_older_events(browser, world, monkeypatch):
+    from memories.views import actions
+
+    monkeypatch.setattr(actions, "HISTORY_LIMIT", 1)
+    browser.post(f"/m/{world.editor.pk}/lock/", htmx=True)
+    newest = browser.hx_get(f"/m/{world.editor.pk}/history/").content.decode()
+    assert "locked" in newest and "Older events" in newest
+    cursor = newest.split("?cursor=")[1].split('"')[0]
+    older = browser.hx_get(f"/m/{world.editor.pk}/history/", {"cursor": cursor}).content.decode()
+    assert "created" in older and "locked" not in older
+    assert browser.hx_get(f"/m/{world.editor.pk}/history/", {"cursor": "junk"}).status_code == 200
