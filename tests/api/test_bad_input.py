@@ -29,6 +29,7 @@ MISSING = "00000000-0000-4000-8000-000000000000"
 PAT = "cont_pat_q7Fh2KxR9mLw4ZtB8nVc1JpY6sDe3GaU0oXiHbQk"
 AWS_KEY = "AKIA" + "QX7R2M4K9PL3WZ5T"
 FACT = {"content": "The API is deployed with Kamal.", "kind": "fact"}
+HANDOFF = {"task_id": "T-1", "summary": "Deploy scripts half done."}
 
 
 @pytest.fixture
@@ -237,6 +238,23 @@ CASES = [
     ("query: project not allowed", "post", "query", {"query": "ci", "project_key": OTHER_PROJECT}, "restricted", 403, "FORBIDDEN"),
     ("query: capture-only token", "post", "query", {"query": "ci"}, "capture_only", 403, "FORBIDDEN"),
     ("query: revoked token", "post", "query", {"query": "ci"}, "revoked", 401, "UNAUTHORIZED"),
+    # --- handoffs ---
+    ("handoff: missing summary", "post", "handoffs", {"task_id": "T-1"}, "agent", 400, "VALIDATION_ERROR"),
+    ("handoff: extra field", "post", "handoffs", {**HANDOFF, "from_agent": "root"}, "agent", 400, "VALIDATION_ERROR"),
+    ("handoff: unknown status", "post", "handoffs", {**HANDOFF, "status": "finished"}, "agent", 400, "VALIDATION_ERROR"),
+    ("handoff: next_steps not a list", "post", "handoffs", {**HANDOFF, "next_steps": "do it"}, "agent", 400, "VALIDATION_ERROR"),
+    ("handoff: too many next_steps", "post", "handoffs", {**HANDOFF, "next_steps": ["s"] * 51}, "agent", 400, "VALIDATION_ERROR"),
+    ("handoff: oversize summary", "post", "handoffs", {**HANDOFF, "summary": "s" * 4001}, "agent", 400, "VALIDATION_ERROR"),
+    ("handoff: expiry in the past", "post", "handoffs", {**HANDOFF, "expires_at": "2020-01-01T00:00:00Z"}, "agent", 400, "VALIDATION_ERROR"),
+    ("handoff: expiry without a time zone", "post", "handoffs", {**HANDOFF, "expires_at": "2030-01-01T00:00:00"}, "agent", 400, "VALIDATION_ERROR"),
+    ("handoff: secret in next_steps", "post", "handoffs", {**HANDOFF, "next_steps": [f"key {AWS_KEY}"]}, "agent", 422, "SECRET_REJECTED"),
+    ("handoff: token without the handoff scope", "post", "handoffs", HANDOFF, "read_only", 403, "FORBIDDEN"),
+    ("handoff: revoked token", "post", "handoffs", HANDOFF, "revoked", 401, "UNAUTHORIZED"),
+    ("resume: missing task_id", "post", "handoffs/resume", {}, "agent", 400, "VALIDATION_ERROR"),
+    ("resume: extra field", "post", "handoffs/resume", {"task_id": "T-1", "agent": "codex"}, "agent", 400, "VALIDATION_ERROR"),
+    ("resume: task_id too long", "post", "handoffs/resume", {"task_id": "t" * 301}, "agent", 400, "VALIDATION_ERROR"),
+    ("resume: token without the handoff scope", "post", "handoffs/resume", {"task_id": "T-1"}, "capture_only", 403, "FORBIDDEN"),
+    ("resume: no token", "post", "handoffs/resume", {"task_id": "T-1"}, "none", 401, "UNAUTHORIZED"),
     # --- capabilities ---
     ("capabilities: no token", "get", "capabilities", None, "none", 401, "UNAUTHORIZED"),
     ("capabilities: expired token", "get", "capabilities", None, "expired", 401, "UNAUTHORIZED"),
