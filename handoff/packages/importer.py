@@ -154,6 +154,8 @@ class _Plan:
         self.events = [
             record for record in records["events"] if record["memory_id"] not in self.duplicates
         ]
+        if merge:
+            self.events = self._without_known_events(self.events)
         report.skipped_events = len(records["events"]) - len(self.events)
         self.handoffs = self._plan_handoffs()
         report.created |= {
@@ -195,6 +197,28 @@ class _Plan:
                          "existing_id": str(holder)}
                     )  # fmt: skip
         self.report.duplicate["memories"] = len(self.duplicates)
+
+    def _without_known_events(self, events: list[dict]) -> list[dict]:
+        """Events already in the owner's history (a tombstone imported before) are not
+        written twice."""
+        known = set()
+        for chunk in _chunks({self.target(record["memory_id"]) for record in events}):
+            known |= set(
+                MemoryEvent.objects.filter(owner=self.owner, memory_id__in=chunk).values_list(
+                    "memory_id", "event_type", "version", "created_at"
+                )
+            )
+        return [
+            record
+            for record in events
+            if (
+                self.target(record["memory_id"]),
+                record["event_type"],
+                record["version"],
+                record["created_at"],
+            )
+            not in known
+        ]
 
     def _plan_links(self) -> list[dict]:
         planned, seen = [], set()

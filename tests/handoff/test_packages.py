@@ -202,7 +202,7 @@ def test_merge_skips_duplicates_and_imports_conflicts_as_disputed(
     assert Memory.objects.get(pk=holder.id).status == "active"  # never overwritten
 
     again = package_import(actor=newcomer, source=folder, merge=True)
-    assert again.created["memories"] == 0 and again.created["handoffs"] == 0
+    assert again.created == {"memories": 0, "events": 0, "links": 0, "handoffs": 0}
     assert again.duplicate["memories"] == len(records)
 
 
