@@ -41,6 +41,8 @@ WriteMode = Literal["replace", "merge"]
 LinkRelation = Literal[tuple(value for value in Relation.values if value != Relation.SUPERSEDES)]
 # Agents never assert on the user's behalf ("user_asserted" is the owner's).
 AgentConfidenceBasis = Literal["agent_inferred", "source_supported"]
+AgentTrust = Literal["inferred", "observed"]  # confirmed and locked are the owner's alone
+VisibilityName = Literal["shared", "private"]
 Purpose = Literal[tuple(retrieval.PURPOSES)]
 
 # The services check every bound again; the schema states them so a model gets them right.
@@ -265,6 +267,20 @@ async def memory_remember(
             "source_supported (a source you read says so)."
         ),
     ] = None,
+    trust: Annotated[
+        AgentTrust | None,
+        Field(
+            description="inferred (default: you concluded it) or observed (you saw it "
+            "directly, e.g. in a file or a command's output)."
+        ),
+    ] = None,
+    visibility: Annotated[
+        VisibilityName | None,
+        Field(
+            description="shared (default: every agent of the user may read it) or private "
+            "(only tokens allowed to read private memories; needs that permission)."
+        ),
+    ] = None,
 ) -> CallToolResult:
     """Save one durable statement the user would want kept across sessions and agents: a
     preference, a decision and its reason, a constraint, a project convention, a lesson
@@ -286,7 +302,7 @@ async def memory_remember(
             scope_key=scope_key, key=key, value=value, write_mode=write_mode,
             expected_version=expected_version, idempotency_key=idempotency_key, tags=tags,
             retrieval_hints=retrieval_hints, confidence=confidence,
-            confidence_basis=confidence_basis,
+            confidence_basis=confidence_basis, trust=trust, visibility=visibility,
         ).as_dict()
     )  # fmt: skip
 
@@ -312,6 +328,8 @@ class CheckpointMemory(BaseModel):
     retrieval_hints: RetrievalHints = None
     confidence: Annotated[float | None, Field(ge=0, le=1)] = None
     confidence_basis: AgentConfidenceBasis | None = None
+    trust: AgentTrust | None = None
+    visibility: VisibilityName | None = None
 
 
 async def memory_checkpoint(

@@ -129,8 +129,9 @@ def test_every_tool_works_for_an_agent_with_a_read_write_token(mcp_server, mcp_s
         new = await run(
             "memory_remember", content="The staging database is refreshed every Sunday night.",
             kind="fact", scope_type="project", scope_key=project,
-            confidence=0.8, confidence_basis="source_supported",
+            confidence=0.8, confidence_basis="source_supported", trust="observed",
         )  # fmt: skip
+        assert new["trust"] == "observed"
         keyed = await run(
             "memory_remember", content="Python tests run with pytest.", kind="decision",
             key="python.test_runner", scope_type="project", scope_key=project,

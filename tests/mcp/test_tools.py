@@ -82,7 +82,8 @@ def test_argument_names_follow_design_section_5(tools):
     expected = {
         "memory_remember": {"content", "kind", "type", "scope_type", "scope_key", "key", "value",
                             "write_mode", "expected_version", "idempotency_key", "tags",
-                            "retrieval_hints", "confidence", "confidence_basis"},
+                            "retrieval_hints", "confidence", "confidence_basis", "trust",
+                            "visibility"},
         "memory_recall": {"query", "alt_queries", "project_key", "task_id", "kinds", "limit", "cursor"},
         "memory_context": {"query", "alt_queries", "project_key", "task_id", "purpose",
                            "token_budget", "max_memories"},
@@ -105,6 +106,8 @@ def test_enumerated_arguments_list_their_values(tools):
     assert enum_of(remember["write_mode"]) == ["replace", "merge"]
     # Agents never assert on the user's behalf, nor supersede by linking.
     assert enum_of(remember["confidence_basis"]) == ["agent_inferred", "source_supported"]
+    assert enum_of(remember["trust"]) == ["inferred", "observed"]
+    assert enum_of(remember["visibility"]) == ["shared", "private"]
     assert "supersedes" not in enum_of(properties(tools["memory_link"])["relation"])
     assert enum_of(properties(tools["memory_context"])["purpose"]) == list(PURPOSES)
     kinds = properties(tools["memory_recall"])["kinds"]
