@@ -73,6 +73,10 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
 
+    if connection.vendor == "postgresql":
+        # A scratch database of this run's own, never the test suite's test_<name>.
+        settings_dict = connection.settings_dict
+        settings_dict.setdefault("TEST", {})["NAME"] = f"test_{settings_dict['NAME']}_remember_{os.getpid()}"
     old_config = setup_databases(verbosity=0, interactive=False)
     try:
         call_command("migrate", verbosity=0)
