@@ -44,11 +44,12 @@ SEARCHES = {"many": ["deploy", "cache", "缓存", "PostgreSQL"], "few": ["note 1
 
 
 def decorate(owner, start: int, stop: int) -> None:
-    """Disputes, archive, and history on top of the recall corpus rows [start, stop)."""
+    """Disputes, archive and history on the oldest rows [start, stop): the corpus loads each
+    larger size as older rows, so these are the ones just loaded."""
     from memories.models import Memory, MemoryEvent, MemoryLink
 
     rows = list(
-        Memory.objects.filter(owner=owner).order_by("-created_at").values_list("pk", "trust", "version")[start:stop]
+        Memory.objects.filter(owner=owner).order_by("created_at").values_list("pk", "trust", "version")[start:stop]
     )
     confirmed = [pk for pk, trust, _ in rows if trust == "confirmed"]
     disputed = [pk for index, (pk, trust, _) in enumerate(rows) if index % 100 == 1 and trust != "confirmed"]

@@ -52,25 +52,34 @@ def _decode(cursor: str) -> tuple[str, str] | None:
         return None
 
 
-def keyset_page(queryset: QuerySet, cursor: str | None, *, field: str = "updated_at", size: int = PAGE_SIZE) -> Page:
+def _after(queryset: QuerySet, field: str, decoded) -> QuerySet:
+    value, pk = decoded
+    if field == "pk":
+        return queryset.filter(pk__lt=pk)
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return queryset
+    return queryset.filter(Q(**{f"{field}__lt": moment}) | Q(**{field: moment, "pk__lt": pk}))
+
+
+def keyset_page(queryset: QuerySet | list[QuerySet], cursor: str | None, *, field: str = "updated_at", size: int = PAGE_SIZE) -> Page:
     """Newest first by (`field`, pk), resuming strictly after `cursor`: each page costs
-    the same however deep it is, because it seeks in the index instead of counting rows.
+    the same however deep it is, because it seeks in an index instead of counting rows.
+    A list of querysets (one per status, say) is paged as their union: each is read in
+    its own index order and the pages are merged, which SQLite cannot do for an IN list.
     A cursor that does not parse starts from the top."""
-    queryset = queryset.order_by(f"-{field}", "-pk")
+    parts = queryset if isinstance(queryset, list) else [queryset]
     decoded = _decode(cursor) if cursor else None
-    if decoded:
-        value, pk = decoded
-        if field != "pk":
-            try:
-                value = datetime.fromisoformat(value)
-            except ValueError:
-                value = None
-        if value is not None:
-            if field == "pk":
-                queryset = queryset.filter(pk__lt=pk)
-            else:
-                queryset = queryset.filter(Q(**{f"{field}__lt": value}) | Q(**{field: value, "pk__lt": pk}))
-    rows = list(queryset[: size + 1])
+    rows = []
+    for part in parts:
+        part = part.order_by(f"-{field}", "-pk")
+        if decoded:
+            part = _after(part, field, decoded)
+        rows += part[: size + 1]
+    if len(parts) > 1:
+        rows.sort(key=lambda row: (getattr(row, field), str(row.pk)), reverse=True)
+        rows = rows[: size + 1]
     next_cursor = None
     if len(rows) > size:
         last = rows[size - 1]
@@ -82,24 +91,39 @@ def keyset_page(queryset: QuerySet, cursor: str | None, *, field: str = "updated
 # --- what each tab lists (owner-scoped, index-backed) --------------------------------------
 
 
+# Each list is one or more querysets with equality filters only, so that each walks one
+# owner-leading index (an IN list or an OR makes SQLite read every match and sort).
+
+
 def core_memories(user) -> QuerySet[Memory]:
+    # scope_key="" is implied by global (a constraint) but lets the scope index serve it.
     return Memory.objects.filter(
-        owner=user, scope_type=ScopeType.GLOBAL, trust__in=OWNER_TRUSTS, status=Status.ACTIVE
-    )
+        owner=user, status=Status.ACTIVE, scope_type=ScopeType.GLOBAL, scope_key="",
+        trust__in=OWNER_TRUSTS,
+    )  # fmt: skip
 
 
-def project_memories(user) -> QuerySet[Memory]:
-    return Memory.objects.filter(owner=user, scope_type=ScopeType.PROJECT, status__in=LIVE_STATUSES)
+def project_memories(user) -> list[QuerySet[Memory]]:
+    return [
+        Memory.objects.filter(owner=user, status=status, scope_type=ScopeType.PROJECT)
+        for status in LIVE_STATUSES
+    ]
 
 
-def review_memories(user) -> QuerySet[Memory]:
-    return Memory.objects.filter(owner=user).filter(
-        Q(status=Status.DISPUTED) | Q(status=Status.ACTIVE, trust=Trust.INFERRED)
-    )
+def recent_memories(user) -> list[QuerySet[Memory]]:
+    return [Memory.objects.filter(owner=user, status=status) for status in LIVE_STATUSES]
 
 
-def archive_memories(user) -> QuerySet[Memory]:
-    return Memory.objects.filter(owner=user, status__in=(Status.ARCHIVED, Status.SUPERSEDED))
+def disputed_memories(user) -> QuerySet[Memory]:
+    return Memory.objects.filter(owner=user, status=Status.DISPUTED)
+
+
+def inferred_memories(user) -> QuerySet[Memory]:
+    return Memory.objects.filter(owner=user, status=Status.ACTIVE, trust=Trust.INFERRED)
+
+
+def archive_memories(user) -> list[QuerySet[Memory]]:
+    return [Memory.objects.filter(owner=user, status=status) for status in (Status.ARCHIVED, Status.SUPERSEDED)]
 
 
 def usable_tokens(user) -> QuerySet[PersonalAccessToken]:
@@ -110,9 +134,9 @@ def tab_counts(user) -> dict[str, int]:
     """The numbers on the tabs; re-sent out of band after every action."""
     return {
         "core": core_memories(user).count(),
-        "projects": project_memories(user).count(),
-        "review": review_memories(user).count(),
-        "archive": archive_memories(user).count(),
+        "projects": sum(part.count() for part in project_memories(user)),
+        "review": disputed_memories(user).count() + inferred_memories(user).count(),
+        "archive": sum(part.count() for part in archive_memories(user)),
         "tokens": usable_tokens(user).count(),
     }
 

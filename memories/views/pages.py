@@ -10,9 +10,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from continuity.errors import ServiceError
-from continuity.models import ProposalStatus, ReviewProposal
+from continuity.models import PersonalAccessToken, ProposalStatus, ReviewProposal
 from memories.models import (
-    LIVE_STATUSES,
     EventType,
     Kind,
     Memory,
@@ -26,10 +25,12 @@ from memories.selectors import MAX_FILTER_CHARS, MemoryFilters, memories_for_own
 from memories.views.common import (
     archive_memories,
     core_memories,
+    disputed_memories,
+    inferred_memories,
     keyset_page,
     owner_actor,
     project_memories,
-    review_memories,
+    recent_memories,
     tab_counts,
 )
 
@@ -89,9 +90,8 @@ def core(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def recent(request: HttpRequest) -> HttpResponse:
-    queryset = Memory.objects.filter(owner=request.user, status__in=LIVE_STATUSES)
     return _memory_tab(
-        request, "recent", queryset, field="created_at",
+        request, "recent", recent_memories(request.user),
         title=_("Recent"), intro=_("The newest writes, with the agent that wrote each."),
     )  # fmt: skip
 
@@ -108,17 +108,21 @@ def archive(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def projects(request: HttpRequest) -> HttpResponse:
-    sections = list(
-        project_memories(request.user)
-        .values("scope_key")
-        .annotate(count=Count("id"))
-        .order_by("-count", "scope_key")[:MAX_PROJECT_SECTIONS]
-    )
+    # Counted per status with COUNT(*), so the scope index alone answers (no row reads).
+    totals: dict[str, int] = {}
+    for part in project_memories(request.user):
+        for key, count in part.values_list("scope_key").annotate(n=Count("*")).order_by():
+            totals[key] = totals.get(key, 0) + count
+    sections = [
+        {"scope_key": key, "count": count}
+        for key, count in sorted(totals.items(), key=lambda item: (-item[1], item[0]))[:MAX_PROJECT_SECTIONS]
+    ]
     selected = request.GET.get("project", "")[:MAX_FILTER_CHARS] or (
         sections[0]["scope_key"] if sections else ""
     )
     page = keyset_page(
-        project_memories(request.user).filter(scope_key=selected), request.GET.get("cursor")
+        [part.filter(scope_key=selected) for part in project_memories(request.user)],
+        request.GET.get("cursor"),
     )
     with_links(page.items)
     return _render_tab(
@@ -131,15 +135,12 @@ def projects(request: HttpRequest) -> HttpResponse:
 @require_GET
 def review(request: HttpRequest) -> HttpResponse:
     """Disputed memories beside the memory each contradicts, then inferred ones to confirm."""
-    queryset = review_memories(request.user)
     section = request.GET.get("section", "")
     disputed = keyset_page(
-        queryset.filter(status=Status.DISPUTED),
-        request.GET.get("cursor") if section == "disputed" else None,
+        disputed_memories(request.user), request.GET.get("cursor") if section == "disputed" else None
     )
     inferred = keyset_page(
-        queryset.filter(status=Status.ACTIVE, trust=Trust.INFERRED),
-        request.GET.get("cursor") if section == "inferred" else None,
+        inferred_memories(request.user), request.GET.get("cursor") if section == "inferred" else None
     )
     ids = [memory.pk for memory in disputed.items]
     against: dict = {}
@@ -196,14 +197,15 @@ def activity(request: HttpRequest) -> HttpResponse:
     if event_type in EventType.values:
         events = events.filter(event_type=event_type)
     page = keyset_page(events, request.GET.get("cursor"), field="created_at")
+    # The agents the owner issued tokens to: a distinct over the whole event stream would
+    # read every event. (Another name can still be filtered by in the URL.)
     agents = sorted(
         set(
-            MemoryEvent.objects.filter(owner=request.user)
-            .exclude(actor_agent="")
-            .order_by()
-            .values_list("actor_agent", flat=True)
-            .distinct()[:MAX_AGENT_CHOICES]
+            PersonalAccessToken.objects.filter(owner=request.user)
+            .order_by("-created_at")
+            .values_list("agent_name", flat=True)[:MAX_AGENT_CHOICES]
         )
+        | ({agent} if agent and agent != "owner" else set())
     )
     return _render_tab(
         request, "dashboard/activity.html", "activity",
