@@ -35,7 +35,7 @@ import recall_latency as corpus  # noqa: E402 - the shared fabricated store
 TARGET_P95_MS = 150.0
 AGENTS = ["claude-code", "codex", "cursor"]
 PAGES = {
-    "core": "/", "projects": "/projects/", "recent": "/recent/", "review": "/review/",
+    "overview": "/overview/", "core": "/", "projects": "/projects/", "recent": "/recent/", "review": "/review/",
     "archive": "/archive/", "activity": "/activity/", "activity?agent": "/activity/?agent=codex&event_type=created",
     "tokens": "/tokens/", "search (filters)": "/search/?kind=decision&trust=confirmed",
 }  # fmt: skip

@@ -35,7 +35,10 @@ from memories.views.common import (
 )
 
 MAX_PROJECT_SECTIONS = 100
-MAX_PROPOSALS_SHOWN = 20
+MAX_PROPOSALS_SHOWN = 10
+# Review is a work queue with up to three cards per dispute: shorter pages keep it quick.
+REVIEW_DISPUTES_PER_PAGE = 10
+REVIEW_INFERRED_PER_PAGE = 15
 MAX_AGENT_CHOICES = 50
 
 
@@ -137,10 +140,12 @@ def review(request: HttpRequest) -> HttpResponse:
     """Disputed memories beside the memory each contradicts, then inferred ones to confirm."""
     section = request.GET.get("section", "")
     disputed = keyset_page(
-        disputed_memories(request.user), request.GET.get("cursor") if section == "disputed" else None
+        disputed_memories(request.user), request.GET.get("cursor") if section == "disputed" else None,
+        size=REVIEW_DISPUTES_PER_PAGE,
     )
     inferred = keyset_page(
-        inferred_memories(request.user), request.GET.get("cursor") if section == "inferred" else None
+        inferred_memories(request.user), request.GET.get("cursor") if section == "inferred" else None,
+        size=REVIEW_INFERRED_PER_PAGE,
     )
     ids = [memory.pk for memory in disputed.items]
     against: dict = {}
