@@ -210,6 +210,7 @@ for _name, _task, _interval in (
 # Memory rules that operators may tune.
 CONTINUITY_MAX_CONTENT_CHARS = 4000
 CONTINUITY_TOKEN_DEFAULT_DAYS = int(os.environ.get("CONTINUITY_TOKEN_DEFAULT_DAYS", "90"))
+CONTINUITY_HANDOFF_DEFAULT_DAYS = int(os.environ.get("CONTINUITY_HANDOFF_DEFAULT_DAYS", "14"))
 
 LOGGING = {
     "version": 1,

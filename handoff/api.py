@@ -55,8 +55,8 @@ class HandoffIn(Schema):
     blockers: list[str] | None = _items("What stands in the way.")
     expires_at: datetime | None = Field(
         None,
-        description=f"When the capsule stops being resumable; default "
-        f"{services.DEFAULT_EXPIRY_DAYS} days, at most {services.MAX_EXPIRY_DAYS}.",
+        description="When the capsule stops being resumable; default "
+        f"CONTINUITY_HANDOFF_DEFAULT_DAYS (14) days, at most {services.MAX_EXPIRY_DAYS}.",
     )
 
 

@@ -30,12 +30,11 @@ LIST_FIELDS = {
     "artifacts": MAX_ARTIFACT_CHARS,
     "blockers": MAX_ITEM_CHARS,
 }
-DEFAULT_EXPIRY_DAYS = 14
 MAX_EXPIRY_DAYS = 90
 
 
 def default_expiry_days() -> int:
-    return getattr(settings, "CONTINUITY_HANDOFF_DEFAULT_DAYS", DEFAULT_EXPIRY_DAYS)
+    return settings.CONTINUITY_HANDOFF_DEFAULT_DAYS
 
 
 def task_id_value(value) -> str:

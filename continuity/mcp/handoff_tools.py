@@ -68,7 +68,7 @@ async def memory_handoff_create(
         datetime | None,
         Field(
             description="When the capsule stops being resumable, with a time zone "
-            f"(default {services.DEFAULT_EXPIRY_DAYS} days, at most "
+            "(by default the server's handoff lifetime, 14 days unless configured; at most "
             f"{services.MAX_EXPIRY_DAYS})."
         ),
     ] = None,
