@@ -27,6 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 import pytest
+import redis
 
 pytestmark = pytest.mark.slow
 
@@ -192,6 +193,9 @@ def serve_env(tmp_path, serve_database) -> dict[str, str]:
     for name in ("REDIS_URL", "CELERY_BROKER_URL"):
         if env.get(name):
             env[name] = other_redis_database(env[name])
+            # That Redis database is serve's alone: start it empty, so a worker heartbeat
+            # left by an earlier serve does not read as a stopped worker.
+            redis.Redis.from_url(env[name]).flushdb()
     return env
 
 
