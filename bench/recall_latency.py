@@ -171,9 +171,9 @@ def load(owner, start: int, stop: int, projects: int) -> None:
 def analyze() -> None:
     from django.db import connection
 
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("ANALYZE memories_memory")
+    # Planner statistics, as the compaction job keeps them in a running instance.
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memories_memory")
 
 
 def check_index_sees_bulk_rows(actor, projects: int) -> None:

@@ -86,6 +86,22 @@ def memories_for_owner(actor: Actor, filters: MemoryFilters) -> QuerySet[Memory]
     return queryset
 
 
+def is_visible_to(actor: Actor, memory: Memory) -> bool:
+    """The same rule as memories_visible_to, for a row already in hand (kept beside it, and
+    tested against it, so the two never disagree)."""
+    if memory.owner_id != actor.user.pk:
+        return False
+    if actor.is_owner:
+        return True
+    if memory.visibility != Visibility.SHARED and not actor.can_read_private:
+        return False
+    if memory.scope_type == ScopeType.AGENT and memory.scope_key != actor.agent_name:
+        return False
+    if memory.scope_type == ScopeType.PROJECT and actor.token.allowed_projects:
+        return memory.scope_key in actor.token.allowed_projects
+    return True
+
+
 def parse_memory_id(memory_id) -> UUID:
     if isinstance(memory_id, UUID):
         return memory_id

@@ -20,7 +20,7 @@ from continuity.errors import forbidden, validation_error
 from memories.models import SEARCHABLE_STATUSES, Kind, Memory, ScopeType, Status, Trust, Visibility
 from memories.retrieval import channels
 from memories.retrieval.analysis import kind_token, scope_token
-from memories.selectors import memories_visible_to
+from memories.selectors import is_visible_to, memories_visible_to
 from memories.services.validation import MAX_SCOPE_KEY_CHARS, label
 
 RRF_K = 60
@@ -165,6 +165,16 @@ def scoped_memories(actor: Actor, request: RecallRequest) -> QuerySet[Memory]:
     return queryset
 
 
+def in_scope(actor: Actor, request: RecallRequest, memory: Memory) -> bool:
+    """scoped_memories' rule for a row already in hand."""
+    return (
+        is_visible_to(actor, memory)
+        and memory.status in SEARCHABLE_STATUSES
+        and (memory.scope_type, memory.scope_key) in scopes_for(actor, request)
+        and (not request.kinds or memory.kind in request.kinds)
+    )
+
+
 def rank(actor: Actor, request: RecallRequest) -> Ranking:
     scoped = scoped_memories(actor, request)
     visibilities = [Visibility.SHARED, Visibility.PRIVATE] if actor.can_read_private else [Visibility.SHARED]
@@ -187,17 +197,17 @@ def rank(actor: Actor, request: RecallRequest) -> Ranking:
             entry = fused.setdefault(memory_id, {})
             entry[channel_name] = position
     # Channels return only scoped ids; fetching by primary key alone keeps this lookup on
-    # the unique index (the owner check is a last line of defence, not a filter).
+    # the unique index, and the scope is checked again on the rows in hand.
     rows = {
         memory.pk: memory
         for memory in Memory.objects.filter(pk__in=list(fused))
-        if memory.owner_id == actor.user.pk
+        if in_scope(actor, request, memory)
     }
     ranked = [RankedMemory(rows[pk], channels=hits) for pk, hits in fused.items() if pk in rows]
     relevance = channels.Relevance(search)
     for item in ranked:
         item.relevance = 1.0 if "key" in item.channels else relevance.of(item.memory)
-    ranked += _stand_in_successors(scoped, ranked)
+    ranked += _stand_in_successors(lambda memory: in_scope(actor, request, memory), ranked)
 
     newest = max((item.memory.updated_at for item in ranked), default=None)
     for item in ranked:
@@ -231,7 +241,7 @@ def rank(actor: Actor, request: RecallRequest) -> Ranking:
     return Ranking(ranked=ranked, no_confident_match=not confident, receipt=receipt)
 
 
-def _stand_in_successors(scoped: QuerySet[Memory], ranked: list[RankedMemory]) -> list[RankedMemory]:
+def _stand_in_successors(admits, ranked: list[RankedMemory]) -> list[RankedMemory]:
     """When an earlier version matched but its newer version did not, bring the newer one
     in (following the chain a few steps), so an outdated statement never comes back alone.
     It takes the old version's best rank (as the `successor` channel) and relevance."""
@@ -243,9 +253,18 @@ def _stand_in_successors(scoped: QuerySet[Memory], ranked: list[RankedMemory]) -
     for _ in range(3):
         if not waiting:
             break
-        successors = scoped.filter(supersedes_id__in=list(waiting)).exclude(pk__in=list(present))
+        # Looked up by the supersedes index alone, then checked in hand: a combined filter
+        # lets the planner walk the owner's whole store instead.
+        successors = sorted(
+            (
+                memory
+                for memory in Memory.objects.filter(supersedes_id__in=list(waiting))
+                if memory.pk not in present and admits(memory)
+            ),
+            key=lambda memory: str(memory.pk),
+        )
         next_waiting = {}
-        for memory in successors.order_by("pk"):
+        for memory in successors:
             predecessor = waiting[memory.supersedes_id]
             stand_in = RankedMemory(
                 memory,
