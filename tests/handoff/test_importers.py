@@ -37,8 +37,7 @@ def keeper(project: Path, tool: str, **arguments) -> dict:
 def keeper_store(tmp_path_factory) -> Path:
     """A real `.context/` store: decisions (one superseding another), a constraint with a
     scope, a pipeline with steps, related entries, and a deprecated entry."""
-    if not CONTEXT_KEEPER.exists():
-        pytest.skip("context-keeper-mcp is not installed (a dev dependency)")
+    assert CONTEXT_KEEPER.exists(), "context-keeper-mcp, a dev dependency, is not installed"
     project = tmp_path_factory.mktemp("keeper-project")
     old = keeper(project, "record_entry", kind="decision", summary="Store events in one SQLite table",
                  problem="Conversation events arrive from several agents and must be stored durably in order.",
