@@ -27,6 +27,7 @@ from memories.retrieval.concepts import Unit, query_units, single_term
 from memories.text import is_cjk
 
 log = logging.getLogger(__name__)
+# How deep each channel looks by default; recall asks for less when its page is small.
 CANDIDATES_PER_CHANNEL = 100
 MAX_KEY_CANDIDATES = 20
 
@@ -43,9 +44,10 @@ class SearchContext:
     kind_tokens: list[str]
     units: tuple[Unit, ...]  # terms and concepts of all the query's phrasings
     frequencies: dict[str, int]  # memories holding each term, across the index
+    depth: int  # candidates each channel returns at most
 
 
-def query_context(*, actor, queries, scoped, scope_tokens, kind_tokens) -> SearchContext:
+def query_context(*, actor, queries, scoped, scope_tokens, kind_tokens, depth) -> SearchContext:
     units: dict[Unit, None] = {}
     for query in queries:
         units.update(dict.fromkeys(query_units(query)))
@@ -53,7 +55,7 @@ def query_context(*, actor, queries, scoped, scope_tokens, kind_tokens) -> Searc
     phrasings = {term for unit in units for alternative in unit for term in alternative} - singles
     return SearchContext(
         actor=actor, queries=queries, scoped=scoped, scope_tokens=scope_tokens,
-        kind_tokens=kind_tokens, units=tuple(units),
+        kind_tokens=kind_tokens, units=tuple(units), depth=depth,
         frequencies=index.document_frequencies(sorted(singles), estimated=sorted(phrasings)),
     )  # fmt: skip
 
@@ -79,12 +81,12 @@ def _text_channel(column: str) -> Channel:
             if column != "body":
                 return []
             return index.substring_search(
-                scoped=search.scoped, needle=search.queries[0], limit=CANDIDATES_PER_CHANNEL
+                scoped=search.scoped, needle=search.queries[0], limit=search.depth
             )
         return index.search(
             scoped=search.scoped, column=column, units=search.units, frequencies=search.frequencies,
             scope_tokens=search.scope_tokens, kind_tokens=search.kind_tokens,
-            limit=CANDIDATES_PER_CHANNEL,
+            limit=search.depth,
         )  # fmt: skip
 
     return channel

@@ -26,6 +26,7 @@ from memories.services.validation import MAX_SCOPE_KEY_CHARS, label
 RRF_K = 60
 MAX_LIMIT = 100
 DEFAULT_LIMIT = 20
+MIN_DEPTH = 40  # candidates per channel for pages of 20 or fewer
 MAX_QUERY_CHARS = 1000
 MAX_ALT_QUERIES = 5
 # Recall answers "nothing I know is confidently about this" when the best candidate
@@ -175,10 +176,11 @@ def in_scope(actor: Actor, request: RecallRequest, memory: Memory) -> bool:
     )
 
 
-def rank(actor: Actor, request: RecallRequest) -> Ranking:
+def rank(actor: Actor, request: RecallRequest, depth: int = channels.CANDIDATES_PER_CHANNEL) -> Ranking:
     scoped = scoped_memories(actor, request)
     visibilities = [Visibility.SHARED, Visibility.PRIVATE] if actor.can_read_private else [Visibility.SHARED]
     search = channels.query_context(
+        depth=depth,
         actor=actor,
         queries=request.queries,
         scoped=scoped,
@@ -299,17 +301,16 @@ def _successors_first(ranked: list[RankedMemory]) -> list[RankedMemory]:
     return order
 
 
-def _cursor_offset(cursor: str | None, digest: str) -> int:
-    if not cursor:
-        return 0
+def _read_cursor(cursor: str, digest: str) -> tuple[int, int]:
+    """(offset, depth) of a cursor this query, caller and scope issued."""
     try:
         data = signing.loads(cursor, salt=CURSOR_SALT)
-        offset, bound_to = int(data["o"]), data["h"]
+        offset, depth, bound_to = int(data["o"]), int(data["d"]), data["h"]
     except (signing.BadSignature, KeyError, TypeError, ValueError):
         raise validation_error("cursor is not valid.", field="cursor") from None
-    if bound_to != digest or offset < 0:
+    if bound_to != digest or offset < 0 or not 1 <= depth <= channels.CANDIDATES_PER_CHANNEL:
         raise validation_error("cursor belongs to another query, caller or scope.", field="cursor")
-    return offset
+    return offset, depth
 
 
 def recall(
@@ -333,10 +334,19 @@ def recall(
         raise validation_error(f"limit must be between 1 and {MAX_LIMIT}.", field="limit")
     request = parse_request(actor, query, alt_queries, project_key, task_id, kinds)
     digest = request.digest(actor)
-    offset = _cursor_offset(cursor, digest)
-    ranking = rank(actor, request)
+    if cursor:
+        offset, depth = _read_cursor(cursor, digest)
+    else:
+        # A small page needs fewer candidates; the depth then stays fixed for the whole
+        # paging (it rides in the cursor), so later pages continue the same ranking.
+        offset, depth = 0, min(channels.CANDIDATES_PER_CHANNEL, max(MIN_DEPTH, 2 * limit))
+    ranking = rank(actor, request, depth)
     page = ranking.ranked[offset : offset + limit]
     more = offset + limit < len(ranking.ranked)
-    next_cursor = signing.dumps({"o": offset + limit, "h": digest}, salt=CURSOR_SALT) if more else None
+    next_cursor = (
+        signing.dumps({"o": offset + limit, "d": depth, "h": digest}, salt=CURSOR_SALT)
+        if more
+        else None
+    )
     channels.record_access([item.memory.pk for item in page])
     return RecallResult(page, ranking.no_confident_match, next_cursor, ranking.receipt)
