@@ -23,6 +23,7 @@ when any call failed.
 
 from __future__ import annotations
 
+import contextlib
 import argparse
 import os
 import secrets
@@ -151,11 +152,9 @@ def start_server(log_path: Path) -> tuple[subprocess.Popen, str]:
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise SystemExit(f"uvicorn exited:\n{log_path.read_text()}")
-        try:
+        with contextlib.suppress(httpx.TransportError):  # not listening yet
             if httpx.post(url, json={}, timeout=2).status_code == 401:
                 return process, url
-        except httpx.TransportError:
-            pass
         time.sleep(0.1)
     process.terminate()
     raise SystemExit(f"uvicorn did not start:\n{log_path.read_text()}")

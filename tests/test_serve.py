@@ -12,6 +12,7 @@ never mistaken for a survivor.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -230,10 +231,8 @@ def launch(tmp_path, serve_env):
                 serve.process.kill()
                 serve.process.wait()
         for proc in still_running(serve.seen):
-            try:
+            with contextlib.suppress(ProcessLookupError):  # gone meanwhile
                 os.kill(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
 
 def printed_password(output: str) -> str | None:

@@ -8,6 +8,7 @@ database number, so the server never shares state with the rest of the suite.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -134,11 +135,9 @@ def start_server(site: Site, log: Path, **env: str) -> Server:
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"uvicorn exited ({process.returncode}):\n{server.output()}")
-        try:
+        with contextlib.suppress(httpx.TransportError):  # not listening yet
             if httpx.post(server.url, json={}, timeout=2).status_code == 401:
                 return server
-        except httpx.TransportError:
-            pass
         time.sleep(0.1)
     server.stop()
     raise RuntimeError(f"uvicorn not ready within {READY_TIMEOUT} s:\n{server.output()}")
