@@ -106,9 +106,7 @@ def test_restore_refuses_a_damaged_or_foreign_file_and_changes_nothing(tmp_path)
     assert instance.contents() == ["Still here."]
 
 
-@pytest.mark.skipif(
-    not os.environ.get("DATABASE_URL", "").startswith("postgres"), reason="PostgreSQL only"
-)
+@pytest.mark.postgres
 def test_postgres_backup_bundle_restores_each_users_memory(tmp_path):
     import psycopg
 

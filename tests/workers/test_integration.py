@@ -147,9 +147,7 @@ def wait_until(condition, what: str, timeout: float, instance: Instance):
 
 PROFILES = [
     "lite",
-    pytest.param("team", marks=pytest.mark.skipif(
-        team_urls() is None, reason="needs WORKERS_TEST_DATABASE_URL/REDIS_URL or a team-profile run"
-    )),
+    pytest.param("team", marks=pytest.mark.postgres),  # PostgreSQL + Redis: the team run
 ]  # fmt: skip
 
 
