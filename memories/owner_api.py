@@ -46,6 +46,7 @@ from memories.models import (
     Trust,
     Visibility,
 )
+from memories.presenters import memory_shape
 from memories.selectors import (
     HISTORY_MAX_LIMIT,
     TEXT_FILTERS,
@@ -88,27 +89,11 @@ def _id(value) -> str | None:
 
 
 def memory_data(memory: Memory) -> dict:
+    """The agent-facing shape plus what only the owner sees (token, usage, verification)."""
     return {
-        "id": str(memory.pk),
-        "content": memory.content,
-        "key": memory.key,
-        "value": memory.value,
-        "type": memory.type,
-        "kind": memory.kind,
-        "scope_type": memory.scope_type,
-        "scope_key": memory.scope_key,
-        "trust": memory.trust,
-        "status": memory.status,
-        "visibility": memory.visibility,
-        "origin": memory.origin,
-        "source_agent": memory.source_agent,
+        **memory_shape(memory),
         "created_by_token": memory.created_by_token_id,
-        "confidence": memory.confidence,
         "confidence_basis": memory.confidence_basis,
-        "version": memory.version,
-        "supersedes": _id(memory.supersedes_id),
-        "tags": memory.tags,
-        "retrieval_hints": memory.retrieval_hints,
         "access_count": memory.access_count,
         "last_accessed_at": memory.last_accessed_at,
         "verified_at": memory.verified_at,

@@ -7,37 +7,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from memories.models import Memory, MemoryEvent, MemoryLink
+from memories.models import MemoryEvent, MemoryLink
+from memories.presenters import memory_shape  # noqa: F401 - the tools import it from here
 
 
 def _when(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
-
-
-def memory_shape(memory: Memory) -> dict:
-    return {
-        "id": str(memory.pk),
-        "content": memory.content,
-        "key": memory.key,
-        "value": memory.value,
-        "type": memory.type,
-        "kind": memory.kind,
-        "scope_type": memory.scope_type,
-        "scope_key": memory.scope_key,
-        "trust": memory.trust,
-        "status": memory.status,
-        "visibility": memory.visibility,
-        "origin": memory.origin,
-        "source_agent": memory.source_agent,
-        "confidence": memory.confidence,
-        "confidence_basis": memory.confidence_basis or None,
-        "version": memory.version,
-        "supersedes": str(memory.supersedes_id) if memory.supersedes_id else None,
-        "tags": list(memory.tags or []),
-        "retrieval_hints": list(memory.retrieval_hints or []),
-        "created_at": _when(memory.created_at),
-        "updated_at": _when(memory.updated_at),
-    }
 
 
 def link_shape(link: MemoryLink) -> dict:
