@@ -211,6 +211,8 @@ for _name, _task, _interval in (
 CONTINUITY_MAX_CONTENT_CHARS = 4000
 CONTINUITY_TOKEN_DEFAULT_DAYS = int(os.environ.get("CONTINUITY_TOKEN_DEFAULT_DAYS", "90"))
 CONTINUITY_HANDOFF_DEFAULT_DAYS = int(os.environ.get("CONTINUITY_HANDOFF_DEFAULT_DAYS", "14"))
+# An agent waits for injection before its prompt is sent: over this, inject nothing.
+CONTINUITY_INJECT_BUDGET_MS = float(os.environ.get("CONTINUITY_INJECT_BUDGET_MS", "150"))
 
 LOGGING = {
     "version": 1,
