@@ -3,6 +3,8 @@
 A memory write is rejected, not silently scrubbed, when it carries a credential: the agent
 gets a clear SECRET_REJECTED naming the rule and the field, and can rephrase. Captured
 conversations cannot be bounced, so capture calls `redact` with the same rule table.
+Personal numbers (payment cards, PRC resident ID numbers) are in that table too, reported
+only when their checksums hold.
 
 Every rule favours catching a real credential over tolerating an odd phrasing, but values
 that are evidently not secrets pass: placeholders (`<password>`, `***`, `xxx`, `changeme`),
@@ -18,6 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from continuity.errors import ErrorCode, ServiceError, validation_error
+from memories.identifiers import card_number_valid, prc_id_valid
 
 MAX_CONTENT_CHARS = 4000
 
@@ -138,6 +141,16 @@ def _password_is_plausible(match: re.Match[str]) -> bool:
         return False
     rest = match.string[match.end("secret") :].lstrip(" \t")
     return not rest[:1].isalpha()
+
+
+def _card_is_valid(match: re.Match[str]) -> bool:
+    # "4111 1111 1111 1111 12 pcs": the stray group rides along rather than hide the card.
+    digits = re.sub(r"[ -]", "", match[0])
+    return card_number_valid(digits) or bool(match["sep"]) and card_number_valid(digits[:16])
+
+
+def _prc_id_is_valid(match: re.Match[str]) -> bool:
+    return prc_id_valid(match[0])
 
 
 def _url_password_is_real(match: re.Match[str]) -> bool:
@@ -274,6 +287,28 @@ SECRET_RULES: tuple[SecretRule, ...] = (
             _I,
         ),
         _group_is_random("secret", 16),
+    ),
+    SecretRule(
+        # PRC resident identity number; before card_number so an 18-digit number that also
+        # passes Luhn is named for what its checksum and birth date prove it is.
+        "prc_id_number",
+        re.compile(
+            r"(?<![0-9A-Za-z])[1-9][0-9]{5}(?:18|19|20)[0-9]{2}(?:0[1-9]|1[0-2])"
+            r"(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9Xx](?![0-9A-Za-z])"
+        ),
+        _prc_id_is_valid,
+    ),
+    SecretRule(
+        # Payment card numbers: 13-19 digits together, or in groups of four (Amex 4-6-5)
+        # with one kind of separator; the validator checks issuer, length and Luhn digit.
+        "card_number",
+        re.compile(
+            r"(?<![0-9][ -])(?<![0-9])(?:[0-9]{13,19}"
+            r"|[0-9]{4}(?P<sep>[ -])[0-9]{4}(?P=sep)[0-9]{4}(?P=sep)[0-9]{1,4}(?:(?P=sep)[0-9]{1,3})?"
+            r"|[0-9]{4}(?P<amex_sep>[ -])[0-9]{6}(?P=amex_sep)[0-9]{4,5})"
+            r"(?![0-9])"
+        ),
+        _card_is_valid,
     ),
 )
 RULE_NAMES = tuple(rule.name for rule in SECRET_RULES)

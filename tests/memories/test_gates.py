@@ -93,6 +93,9 @@ CAUGHT = [
     ("secret_assignment", "OPENAI_API_KEY=" + fake("", 32)),
     ("secret_assignment", "SECRET_KEY='django-insecure-" + fake("", 40, ALNUM + "!@#%^*-") + "'"),
     ("secret_assignment", '"access_token": "' + fake("ya29.", 60, ALNUM + "_-") + '"'),
+    ("card_number", "charge it to 4111 1111 1111 1111 please"),
+    ("card_number", "卡号是6222-0200-0000-0007，已绑定"),
+    ("prc_id_number", "身份证号11010519491231002X，请核对"),
 ]
 
 # Ordinary developer memories that talk about credentials without containing one.

@@ -1,0 +1,68 @@
+"""Checksums of personal numbers the write gate and capture redaction look for.
+
+A card number or an ID number is only reported when its check digit is right, so order
+numbers, timestamps and phone numbers of the same length pass untouched.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+# Issuer prefixes of the card networks (IIN ranges) and the lengths each issues.
+_CARD_PREFIXES: tuple[tuple[tuple[int, int], int, tuple[int, ...]], ...] = (
+    ((4, 4), 1, (13, 16, 19)),  # Visa
+    ((51, 55), 2, (16,)),  # Mastercard
+    ((2221, 2720), 4, (16,)),  # Mastercard 2-series
+    ((34, 34), 2, (15,)),  # American Express
+    ((37, 37), 2, (15,)),
+    ((300, 305), 3, (14,)),  # Diners Club
+    ((36, 36), 2, (14,)),
+    ((38, 39), 2, (14, 16)),
+    ((6011, 6011), 4, (16, 17, 18, 19)),  # Discover
+    ((644, 649), 3, (16, 17, 18, 19)),
+    ((65, 65), 2, (16, 17, 18, 19)),
+    ((3528, 3589), 4, (16, 17, 18, 19)),  # JCB
+    ((62, 62), 2, (16, 17, 18, 19)),  # UnionPay
+)
+
+
+def luhn_valid(digits: str) -> bool:
+    total = 0
+    for position, char in enumerate(reversed(digits)):
+        value = ord(char) - 48
+        if position % 2:
+            value = value * 2 - 9 if value > 4 else value * 2
+        total += value
+    return total % 10 == 0
+
+
+def card_number_valid(digits: str) -> bool:
+    """A payment card number: a known issuer prefix, that issuer's length, the Luhn digit."""
+    if not digits.isascii() or not digits.isdigit():
+        return False
+    for (low, high), width, lengths in _CARD_PREFIXES:
+        if len(digits) in lengths and low <= int(digits[:width]) <= high:
+            return luhn_valid(digits)
+    return False
+
+
+_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_ID_CHECK = "10X98765432"
+
+
+def prc_id_check_char(first17: str) -> str:
+    """ISO 7064 MOD 11-2 check character of a PRC resident identity number."""
+    return _ID_CHECK[sum(int(c) * w for c, w in zip(first17, _ID_WEIGHTS, strict=True)) % 11]
+
+
+def prc_id_valid(number: str, *, today: date | None = None) -> bool:
+    """18 characters: region, birth date (a real day, not in the future), sequence, check."""
+    if len(number) != 18 or not number[:17].isascii() or not number[:17].isdigit():
+        return False
+    try:
+        born = date(int(number[6:10]), int(number[10:12]), int(number[12:14]))
+    except ValueError:
+        return False
+    if not date(1900, 1, 1) <= born <= (today or date.today()):
+        return False
+    return prc_id_check_char(number[:17]) == number[17].upper()
