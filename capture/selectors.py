@@ -1,0 +1,62 @@
+"""Reads of the inbox: the owner's candidates, filtered; never-remember patterns; rejections."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+
+from django.db import connection
+from django.db.models import QuerySet, TextField
+from django.db.models.functions import Cast
+
+from capture.models import Candidate, CandidateStatus, NeverRememberPattern, RejectedFingerprint
+from continuity.actors import Actor
+from continuity.errors import validation_error
+
+MAX_FILTER_CHARS = 300
+
+
+def _text_filter(value: str, name: str) -> str:
+    value = (value or "").strip()
+    if len(value) > MAX_FILTER_CHARS or any(unicodedata.category(c) == "Cc" for c in value):
+        raise validation_error(f"{name} must be at most {MAX_FILTER_CHARS} printable characters.", field=name)
+    return value
+
+
+def candidates_for_owner(*, actor: Actor, status: str = "", agent: str = "", project: str = "") -> QuerySet[Candidate]:
+    """The owner's candidates (unordered: callers page them). `agent` keeps those an agent's
+    conversation supports; `project` those scoped to that project key."""
+    actor.require_owner("review captured candidates")
+    queryset = Candidate.objects.filter(owner=actor.user)
+    if status:
+        if status not in CandidateStatus.values:
+            raise validation_error(f"status must be among: {', '.join(CandidateStatus.values)}.", field="status")
+        queryset = queryset.filter(status=status)
+    agent = _text_filter(agent, "agent")
+    if agent:
+        if connection.vendor == "postgresql":
+            queryset = queryset.filter(agents__contains=[agent])
+        else:
+            # SQLite has no JSON containment: match the name as json.dumps wrote it (quoted,
+            # non-ASCII escaped) in the list's text.
+            queryset = queryset.annotate(agents_text=Cast("agents", TextField())).filter(
+                agents_text__contains=json.dumps(agent)
+            )
+    project = _text_filter(project, "project")
+    if project:
+        queryset = queryset.filter(scope_type="project", scope_key=project)
+    return queryset
+
+
+def pending_count(user) -> int:
+    return Candidate.objects.filter(owner=user, status=CandidateStatus.PENDING).count()
+
+
+def patterns_for_owner(*, actor: Actor) -> QuerySet[NeverRememberPattern]:
+    actor.require_owner("manage never-remember patterns")
+    return NeverRememberPattern.objects.filter(owner=actor.user)
+
+
+def rejections_for_owner(*, actor: Actor) -> QuerySet[RejectedFingerprint]:
+    actor.require_owner("review captured candidates")
+    return RejectedFingerprint.objects.filter(owner=actor.user)

@@ -1,0 +1,1 @@
+"""Capture's writes and rules: ingestion, candidate proposals, the owner's review."""

@@ -1,0 +1,132 @@
+"""`candidates_propose`: extraction's proposals → pending candidates, by the inbox's rules.
+
+- One pending candidate per fingerprint (content + scope): the same statement from another
+  agent or thread merges its evidence into that row and adds the agent.
+- A fingerprint the owner rejected is never proposed again.
+- The owner's never-remember patterns (case-insensitive substrings) drop a proposal whose
+  statement or sentence contains one.
+- A statement that already lives as a memory (same fingerprint) is known: not proposed.
+- A statement close to a live memory (the near-duplicate / contradiction check remember
+  reports) names that memory in `replaces`; only the owner's approval ever supersedes it.
+"""
+
+from __future__ import annotations
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from capture.models import Candidate, CandidateStatus, NeverRememberPattern, RejectedFingerprint
+from continuity.actors import Actor
+from memories import text
+from memories.models import LIVE_STATUSES, Memory
+from memories.selectors import similarity_candidates
+
+# Evidence is bounded like every list: the oldest sentences are kept, later ones only count.
+MAX_EVIDENCE = 20
+
+
+def never_remember_hit(patterns: list[str], *texts: str) -> bool:
+    folded = [text.normalize(value) for value in texts]
+    return any(pattern in value for pattern in patterns for value in folded)
+
+
+def owner_patterns(owner_id) -> list[str]:
+    return [
+        text.normalize(pattern)
+        for pattern in NeverRememberPattern.objects.filter(owner_id=owner_id).values_list("pattern", flat=True)
+    ]
+
+
+def closest_memory(owner, *, content: str, scope_type: str, scope_key: str) -> Memory | None:
+    """The live memory this statement would update: the most similar near-duplicate or
+    contradiction among the memories remember itself compares a new write with."""
+    best, best_score = None, 0.0
+    for memory in similarity_candidates(actor=Actor.owner(owner), scope_type=scope_type, scope_key=scope_key):
+        assessment = text.assess(content, memory.content)
+        if (assessment.near_duplicate or assessment.contradiction) and assessment.similarity > best_score:
+            best, best_score = memory, assessment.similarity
+    return best
+
+
+def _evidence_item(proposal, *, agent_name: str) -> dict:
+    event = proposal.event
+    at = event.occurred_at or event.created_at
+    return {
+        "event_id": event.pk,
+        "fingerprint": event.fingerprint,
+        "thread_id": event.thread_id,
+        "agent": agent_name,
+        "sentence": proposal.sentence,
+        "at": at.isoformat() if at else None,
+    }
+
+
+def _merge(candidate: Candidate, proposal, item: dict, agent_name: str) -> None:
+    known = {(entry.get("event_id"), entry.get("sentence")) for entry in candidate.evidence}
+    if (item["event_id"], item["sentence"]) not in known and len(candidate.evidence) < MAX_EVIDENCE:
+        candidate.evidence = [*candidate.evidence, item]
+    if agent_name and agent_name not in candidate.agents:
+        candidate.agents = [*candidate.agents, agent_name]
+    candidate.confidence = max(candidate.confidence, proposal.confidence)
+    candidate.updated_at = timezone.now()
+    candidate.save(update_fields=["evidence", "agents", "confidence", "updated_at"])
+
+
+def _pending(owner_id, fingerprint: str) -> Candidate | None:
+    return (
+        Candidate.objects.select_for_update()
+        .filter(owner_id=owner_id, fingerprint=fingerprint, status=CandidateStatus.PENDING)
+        .first()
+    )
+
+
+def candidates_propose(*, thread, proposals: list, agent_name: str) -> int:
+    """Store or merge these proposals for the thread's owner; the number created or merged.
+    Idempotent per event: the same event's sentence is evidence once."""
+    if not proposals:
+        return 0
+    owner = thread.owner
+    patterns = owner_patterns(owner.pk)
+    fingerprints = {proposal.fingerprint for proposal in proposals}
+    rejected = set(
+        RejectedFingerprint.objects.filter(owner=owner, fingerprint__in=fingerprints).values_list("fingerprint", flat=True)
+    )
+    known = set(
+        Memory.objects.filter(owner=owner, fingerprint__in=fingerprints, status__in=LIVE_STATUSES).values_list(
+            "fingerprint", flat=True
+        )
+    )
+    touched = 0
+    for proposal in proposals:
+        fingerprint = proposal.fingerprint
+        if fingerprint in rejected or fingerprint in known:
+            continue
+        if patterns and never_remember_hit(patterns, proposal.content, proposal.sentence):
+            continue
+        item = _evidence_item(proposal, agent_name=agent_name)
+        candidate = _pending(owner.pk, fingerprint)
+        if candidate is None:
+            candidate = _create(owner, proposal, fingerprint, item, agent_name)
+        if candidate is not None:
+            _merge(candidate, proposal, item, agent_name)
+        touched += 1
+    return touched
+
+
+def _create(owner, proposal, fingerprint: str, item: dict, agent_name: str) -> Candidate | None:
+    """A new pending candidate, or the one a concurrent batch created first (returned so
+    the caller merges into it)."""
+    replaces = closest_memory(
+        owner, content=proposal.content, scope_type=proposal.scope_type, scope_key=proposal.scope_key
+    )
+    try:
+        with transaction.atomic():
+            Candidate.objects.create(
+                owner=owner, content=proposal.content, fingerprint=fingerprint, kind=proposal.kind,
+                scope_type=proposal.scope_type, scope_key=proposal.scope_key, rule=proposal.rule,
+                confidence=proposal.confidence, evidence=[item], agents=[agent_name] if agent_name else [],
+                replaces=replaces,
+            )  # fmt: skip
+        return None
+    except IntegrityError:
+        return _pending(owner.pk, fingerprint)
