@@ -10,6 +10,7 @@ from rest_framework.routers import APIRootView, DefaultRouter
 from continuity.owner_api import OwnerSessionAuthentication, TokenViewSet, not_found_view
 from continuity.owner_api import RetentionViewSet
 from memories.owner_api import MemoryViewSet
+from memories.review_api import ProposalViewSet
 
 
 class OwnerRootView(APIRootView):
@@ -30,11 +31,13 @@ class OwnerRouter(DefaultRouter):
 router = OwnerRouter()
 router.register("memories", MemoryViewSet, basename="owner-memory")
 router.register("tokens", TokenViewSet, basename="owner-token")
+router.register("proposals", ProposalViewSet, basename="owner-proposal")
 router.register("retention", RetentionViewSet, basename="owner-retention")
 
 urlpatterns = [
     path("auth/", include("rest_framework.urls")),
     path("", include("handoff.owner_urls")),
+    path("", include("capture.owner_urls")),
     *router.urls,
     re_path(r"^", not_found_view),
 ]
