@@ -22,13 +22,15 @@ def handoffs_for_owner(
     *, owner, task_id: str | None = None, state: str | None = None
 ) -> QuerySet[HandoffCapsule]:
     """The owner's capsules, newest first, optionally one task's or one state's
-    (open, resumed, expired)."""
+    (open, resumed, expired; active is open or resumed)."""
     capsules = HandoffCapsule.objects.filter(owner=owner)
     if task_id:
         capsules = capsules.filter(task_id=task_id)
     now = timezone.now()
     if state == "expired":
         capsules = capsules.filter(expires_at__lte=now)
+    elif state == "active":
+        capsules = capsules.filter(expires_at__gt=now)
     elif state == "open":
         capsules = capsules.filter(expires_at__gt=now, resumed_at__isnull=True)
     elif state == "resumed":

@@ -3,7 +3,8 @@
 from django.urls import path
 
 from continuity import views as site
-from memories.views import actions, charts, pages
+from handoff import views as handoffs
+from memories.views import actions, charts, pages, proposals, settings_page
 
 app_name = "dashboard"
 
@@ -16,6 +17,12 @@ urlpatterns = [
     path("archive/", pages.archive, name="archive"),
     path("activity/", pages.activity, name="activity"),
     path("search/", pages.search, name="search"),
+    path("review/proposals/<int:proposal_id>/<slug:verb>/", proposals.answer, name="proposal"),
+    path("handoffs/", handoffs.handoffs, name="handoffs"),
+    path("handoffs/<uuid:capsule_id>/", handoffs.handoff_detail, name="handoff"),
+    path("handoffs/<uuid:capsule_id>/expire/", handoffs.handoff_expire_view, name="handoff-expire"),
+    path("settings/", settings_page.settings_page, name="settings"),
+    path("settings/retention/<slug:rule>/", settings_page.retention_window, name="retention-window"),
     path("tokens/", site.tokens, name="tokens"),
     path("tokens/<int:token_id>/revoke/", site.token_revoke_view, name="token-revoke"),
     path("signin/", site.SignInView.as_view(), name="signin"),

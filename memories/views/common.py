@@ -17,6 +17,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from continuity.actors import Actor
 from continuity.errors import ErrorCode, ServiceError
 from continuity.models import PersonalAccessToken
+from handoff.selectors import handoffs_for_owner
 from memories.models import LIVE_STATUSES, OWNER_TRUSTS, Memory, ScopeType, Status, Trust
 
 PAGE_SIZE = 25
@@ -138,6 +139,7 @@ def tab_counts(user) -> dict[str, int]:
         "review": disputed_memories(user).count() + inferred_memories(user).count(),
         "archive": sum(part.count() for part in archive_memories(user)),
         "tokens": usable_tokens(user).count(),
+        "handoffs": handoffs_for_owner(owner=user, state="active").count(),
     }
 
 

@@ -1,0 +1,72 @@
+"""The owner's answers to compaction's proposals (DRF, `/api/owner/proposals/`).
+
+    GET  proposals/               ?status=pending|accepted|dismissed|obsolete (default pending)&kind=&limit=&cursor=
+    GET  proposals/{id}/
+    POST proposals/{id}/accept/   near_duplicate: {"keep": memory id (optional)}
+                                  stale: {"resolution": "verify" | "archive"}
+    POST proposals/{id}/dismiss/  never proposed again
+
+The rules are `memories.services.proposals`'.
+"""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from continuity.errors import validation_error
+from continuity.models import ProposalKind, ProposalStatus, ReviewProposal
+from continuity.owner_api import (
+    KeysetPagination,
+    OwnerViewSet,
+    StrictCharField,
+    StrictSerializer,
+    reject_unknown_params,
+)
+from memories.services.proposals import proposal_accept, proposal_data, proposal_dismiss, proposal_get
+
+
+class ProposalAcceptIn(StrictSerializer):
+    keep = StrictCharField(required=False, allow_blank=True, max_length=40,
+                           help_text="near_duplicate: the memory to keep (default: the most trusted).")  # fmt: skip
+    resolution = serializers.ChoiceField(choices=["verify", "archive"], required=False,
+                                         help_text="stale: verify (still true) or archive.")  # fmt: skip
+
+
+class ProposalViewSet(OwnerViewSet):
+    """What compaction proposes for Review: near-duplicates to merge, stale memories."""
+
+    lookup_value_regex = r"[0-9]{1,18}"
+    pagination_class = KeysetPagination
+    serializer_classes = {"accept": ProposalAcceptIn}
+
+    def list(self, request):
+        reject_unknown_params(request, {"status", "kind", *KeysetPagination.query_params})
+        status = request.query_params.get("status") or ProposalStatus.PENDING
+        if status not in ProposalStatus.values:
+            raise validation_error(f"status must be one of: {', '.join(ProposalStatus.values)}.", field="status")
+        proposals = ReviewProposal.objects.filter(owner=request.user, status=status)
+        kind = request.query_params.get("kind")
+        if kind:
+            if kind not in ProposalKind.values:
+                raise validation_error(f"kind must be one of: {', '.join(ProposalKind.values)}.", field="kind")
+            proposals = proposals.filter(kind=kind)
+        page = self.paginate_queryset(proposals)
+        return self.get_paginated_response([proposal_data(proposal) for proposal in page])
+
+    def retrieve(self, request, pk=None):
+        return Response(proposal_data(proposal_get(actor=self.actor, proposal_id=pk)))
+
+    @action(detail=True, methods=["post"])
+    def accept(self, request, pk=None):
+        data = self.parse()
+        proposal = proposal_accept(
+            actor=self.actor, proposal_id=pk, keep=data.get("keep") or None, resolution=data.get("resolution")
+        )
+        return Response(proposal_data(proposal))
+
+    @action(detail=True, methods=["post"])
+    def dismiss(self, request, pk=None):
+        self.parse()
+        return Response(proposal_data(proposal_dismiss(actor=self.actor, proposal_id=pk)))
