@@ -1,6 +1,6 @@
 """The dashboard's routes, mounted at `/` (namespace `dashboard`)."""
 
-from django.urls import path
+from django.urls import include, path
 
 from continuity import views as site
 from handoff import views as handoffs
@@ -15,6 +15,7 @@ urlpatterns = [
     path("recent/", pages.recent, name="recent"),
     path("review/", pages.review, name="review"),
     path("archive/", pages.archive, name="archive"),
+    path("inbox/", include("capture.urls")),
     path("activity/", pages.activity, name="activity"),
     path("search/", pages.search, name="search"),
     path("review/proposals/<int:proposal_id>/<slug:verb>/", proposals.answer, name="proposal"),

@@ -14,6 +14,7 @@ from django.shortcuts import redirect
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from capture.selectors import pending_count
 from continuity.actors import Actor
 from continuity.errors import ErrorCode, ServiceError
 from continuity.models import PersonalAccessToken
@@ -140,6 +141,7 @@ def tab_counts(user) -> dict[str, int]:
         "archive": sum(part.count() for part in archive_memories(user)),
         "tokens": usable_tokens(user).count(),
         "handoffs": handoffs_for_owner(owner=user, state="active").count(),
+        "inbox": pending_count(user),
     }
 
 
