@@ -1,0 +1,70 @@
+"""The `continuity` console script.
+
+    continuity hook claude-stop | claude-prompt | codex-stop | codex-prompt
+    continuity setup claude | codex --url URL --token TOKEN
+    continuity uninstall claude | codex
+    continuity doctor
+
+The hook path is kept lean (no argparse, only what a hook imports), since agents start it
+for every prompt.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+USAGE = __doc__.split("\n\n")[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    started = time.monotonic()
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) == 2 and argv[0] == "hook":
+        from continuity_client import hooks
+
+        if argv[1] in hooks.HOOK_NAMES:
+            return hooks.run(argv[1], started=started)
+    return _commands(argv)
+
+
+def _commands(argv: list[str]) -> int:
+    import argparse
+
+    from continuity_client import doctor, install
+
+    parser = argparse.ArgumentParser(prog="continuity", description="Continuity on this machine.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    hook = commands.add_parser("hook", help="run an agent hook (reads its JSON on stdin)")
+    hook.add_argument("name", choices=["claude-stop", "claude-prompt", "codex-stop", "codex-prompt"])
+    setup = commands.add_parser("setup", help="install the hooks and save the server address")
+    setup.add_argument("agent", choices=sorted(install.TARGETS))
+    setup.add_argument("--url", required=True, help="the server, e.g. http://127.0.0.1:8000")
+    setup.add_argument("--token", required=True, help="an access token (cont_pat_...)")
+    remove = commands.add_parser("uninstall", help="remove Continuity's hooks, keeping others")
+    remove.add_argument("agent", choices=sorted(install.TARGETS))
+    commands.add_parser("doctor", help="check server, token, hooks and watermarks")
+    args = parser.parse_args(argv)
+
+    if args.command == "doctor":
+        return doctor.run(sys.stdout)
+    try:
+        if args.command == "setup":
+            install.readable(args.agent)  # refuse before writing anything
+            saved = install.save_config(args.url, args.token)
+            path, changed = install.install(args.agent)
+            print(f"Saved the server and token in {saved} (readable only by you).")
+            print(f"Hooks in {path}: " + (f"installed (backup: {changed})" if changed and changed != str(path) else "installed" if changed else "already installed, nothing changed"))
+            if args.agent == "codex":
+                print("Codex runs hooks only with its `hooks` feature on ([features] hooks = true in config.toml).")
+            return 0
+        path, changed = install.uninstall(args.agent)
+        print(f"Hooks in {path}: " + (f"removed (backup: {changed})" if changed else "none of Continuity's found, nothing changed"))
+        return 0
+    except install.SetupError as error:
+        print(f"continuity: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

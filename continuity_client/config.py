@@ -1,0 +1,97 @@
+"""Where the client keeps its files, and how it writes them safely.
+
+    ~/.continuity/config.json    {"url", "token"}, mode 0600 (written by `continuity setup`)
+    ~/.continuity/state/         watermarks/ (one file per captured session) and hook.log
+
+HOME, CODEX_HOME and CONTINUITY_STATE_DIR move them; CONTINUITY_URL and CONTINUITY_TOKEN
+override the config file. Standard library only: every hook imports this.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+LOG_MAX_BYTES = 256 * 1024
+
+
+def home() -> Path:
+    return Path(os.environ.get("HOME") or os.path.expanduser("~"))
+
+
+def config_path() -> Path:
+    return home() / ".continuity" / "config.json"
+
+
+def state_dir() -> Path:
+    configured = os.environ.get("CONTINUITY_STATE_DIR")
+    return Path(configured) if configured else home() / ".continuity" / "state"
+
+
+def log_path() -> Path:
+    return state_dir() / "hook.log"
+
+
+def claude_settings_path() -> Path:
+    return home() / ".claude" / "settings.json"
+
+
+def codex_hooks_path() -> Path:
+    codex_home = os.environ.get("CODEX_HOME")
+    return (Path(codex_home) if codex_home else home() / ".codex") / "hooks.json"
+
+
+def load() -> dict:
+    """{"url", "token"}: the environment first, then the config file; missing → ""."""
+    stored: dict = {}
+    try:
+        stored = json.loads(config_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        stored = {}
+    if not isinstance(stored, dict):
+        stored = {}
+    return {
+        "url": (os.environ.get("CONTINUITY_URL") or stored.get("url") or "").rstrip("/"),
+        "token": os.environ.get("CONTINUITY_TOKEN") or stored.get("token") or "",
+    }
+
+
+def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
+    """Write to a temporary file beside `path`, then rename: a reader never sees half a file,
+    and a crash leaves the old one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        with_suppressed_unlink(temporary)
+        raise
+
+
+def with_suppressed_unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        return
+
+
+def log(message: str) -> None:
+    """One line in the small local log; hooks never print errors (they fail open)."""
+    try:
+        path = log_path()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and path.stat().st_size > LOG_MAX_BYTES:
+            os.replace(path, path.with_suffix(".log.1"))
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        with open(path, "a", encoding="utf-8") as file:
+            file.write(f"{stamp} {message}\n")
+    except OSError:
+        return  # a log that cannot be written must not make the hook fail

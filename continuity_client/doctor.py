@@ -1,0 +1,83 @@
+"""`continuity doctor`: is this machine wired to a working server?
+
+Checks, in order: a server and token are configured; the server answers /health; the token
+is accepted (/api/v1/capabilities) and has the scopes the hooks need; which agents have the
+hooks installed; every watermark file is readable. Prints one line per check and exits 1
+when any check failed.
+"""
+
+from __future__ import annotations
+
+import json
+
+from continuity_client import config, http, install
+
+NEEDED_SCOPES = ("memories:read", "capture:write")
+
+
+def run(out) -> int:
+    results: list[tuple[bool, str]] = []
+    settings = config.load()
+    if settings["url"] and settings["token"]:
+        results.append((True, f"config: server {settings['url']}"))
+        results += _server(settings)
+    else:
+        results.append((False, f"config: no server or token (run `continuity setup`; {config.config_path()})"))
+    results += _hooks()
+    results += _watermarks()
+    for ok, message in results:
+        out.write(f"[{'ok' if ok else 'FAIL'}] {message}\n")
+    failed = sum(1 for ok, _ in results if not ok)
+    out.write("all checks passed\n" if not failed else f"{failed} check(s) failed\n")
+    return 1 if failed else 0
+
+
+def _server(settings: dict) -> list[tuple[bool, str]]:
+    try:
+        health = http.call("GET", f"{settings['url']}/health", timeout=5)
+    except OSError as error:
+        return [(False, f"server: not reachable ({error})")]
+    status = health.body.get("status") if isinstance(health.body, dict) else None
+    results = [(health.status == 200, f"server: /health answered {health.status} ({status})")]
+    try:
+        reply = http.call("GET", f"{settings['url']}/api/v1/capabilities", token=settings["token"], timeout=5)
+    except OSError as error:
+        return [*results, (False, f"token: not checked ({error})")]
+    if reply.status != 200 or not isinstance(reply.body, dict):
+        return [*results, (False, f"token: refused ({reply.status})")]
+    scopes = reply.body.get("scopes", [])
+    missing = [scope for scope in NEEDED_SCOPES if scope not in scopes]
+    message = f"token: valid for agent {reply.body.get('agent_name')!r}, scopes {', '.join(scopes)}"
+    if missing:
+        return [*results, (False, f"{message}; missing {', '.join(missing)}")]
+    return [*results, (True, message)]
+
+
+def _hooks() -> list[tuple[bool, str]]:
+    results, any_installed = [], False
+    for agent in install.TARGETS:
+        events = install.installed(agent)
+        path = install.TARGETS[agent][0]()
+        done = [event for event, present in events.items() if present]
+        any_installed = any_installed or bool(done)
+        state = "installed" if len(done) == len(events) else ("partly installed" if done else "not installed")
+        results.append((len(done) in (0, len(events)), f"hooks: {agent} {state} ({path})"))
+    if not any_installed:
+        results.append((False, "hooks: no agent has the hooks (run `continuity setup claude|codex`)"))
+    return results
+
+
+def _watermarks() -> list[tuple[bool, str]]:
+    folder = config.state_dir() / "watermarks"
+    files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+    broken = []
+    for path in files:
+        try:
+            mark = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(mark, dict) or int(mark["offset"]) < 0:
+                broken.append(path.name)
+        except (OSError, ValueError, KeyError, TypeError):
+            broken.append(path.name)
+    if broken:
+        return [(False, f"watermarks: unreadable: {', '.join(broken)} (delete them to resend)")]
+    return [(True, f"watermarks: {len(files)} session(s) readable in {folder}")]

@@ -1,0 +1,52 @@
+"""Run the installed `continuity` script as the agents do: a real subprocess, with HOME,
+CODEX_HOME and the state directory pointed at a test folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / ".venv" / "bin" / "continuity"
+
+
+@dataclass
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+
+def client_env(home: Path, **extra: str) -> dict:
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("CONTINUITY_", "CODEX_"))}
+    return env | {"HOME": str(home), "CODEX_HOME": str(home / ".codex")} | extra
+
+
+def continuity(home: Path, *args: str, stdin: str | dict = "", timeout: float = 30, **env: str) -> Run:
+    data = json.dumps(stdin, ensure_ascii=False) if isinstance(stdin, dict) else stdin
+    started = time.monotonic()
+    result = subprocess.run(
+        [str(SCRIPT), *args], input=data, capture_output=True, text=True, timeout=timeout,
+        env=client_env(home, **env), cwd=home,
+    )  # fmt: skip
+    return Run(result.returncode, result.stdout, result.stderr, time.monotonic() - started)
+
+
+def git_checkout(path: Path, remote: str | None) -> Path:
+    """A fabricated checkout: a .git folder whose config names `origin`."""
+    (path / ".git").mkdir(parents=True)
+    lines = ["[core]", "\tbare = false"]
+    if remote:
+        lines += ['[remote "origin"]', f"\turl = {remote}", "\tfetch = +refs/heads/*:refs/remotes/origin/*"]
+    (path / ".git" / "config").write_text("\n".join(lines) + "\n")
+    return path
+
+
+def hook_log(home: Path) -> str:
+    path = home / ".continuity" / "state" / "hook.log"
+    return path.read_text() if path.exists() else ""
