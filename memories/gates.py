@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from continuity.errors import ErrorCode, ServiceError, validation_error
-from memories.identifiers import card_number_valid, prc_id_valid
+from memories.identifiers import card_number_valid, card_shaped, prc_id_valid
 
 MAX_CONTENT_CHARS = 4000
 
@@ -144,9 +144,12 @@ def _password_is_plausible(match: re.Match[str]) -> bool:
 
 
 def _card_is_valid(match: re.Match[str]) -> bool:
-    # "4111 1111 1111 1111 12 pcs": the stray group rides along rather than hide the card.
     digits = re.sub(r"[ -]", "", match[0])
-    return card_number_valid(digits) or bool(match["sep"]) and card_number_valid(digits[:16])
+    if card_number_valid(digits):
+        return True
+    # "4111 1111 1111 1111 12 pcs": a stray group rides along rather than hide the card,
+    # unless the whole is itself shaped like a (wrong) card number.
+    return bool(match["sep"]) and not card_shaped(digits) and card_number_valid(digits[:16])
 
 
 def _prc_id_is_valid(match: re.Match[str]) -> bool:

@@ -36,14 +36,19 @@ def luhn_valid(digits: str) -> bool:
     return total % 10 == 0
 
 
-def card_number_valid(digits: str) -> bool:
-    """A payment card number: a known issuer prefix, that issuer's length, the Luhn digit."""
+def card_shaped(digits: str) -> bool:
+    """A known issuer prefix with a length that issuer uses (whatever the check digit)."""
     if not digits.isascii() or not digits.isdigit():
         return False
-    for (low, high), width, lengths in _CARD_PREFIXES:
-        if len(digits) in lengths and low <= int(digits[:width]) <= high:
-            return luhn_valid(digits)
-    return False
+    return any(
+        len(digits) in lengths and low <= int(digits[:width]) <= high
+        for (low, high), width, lengths in _CARD_PREFIXES
+    )
+
+
+def card_number_valid(digits: str) -> bool:
+    """A payment card number: a known issuer prefix, that issuer's length, the Luhn digit."""
+    return card_shaped(digits) and luhn_valid(digits)
 
 
 _ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)

@@ -1,0 +1,46 @@
+"""Redaction of captured text before it is stored (DESIGN §1.3).
+
+The rules are the write gate's (`memories.gates.SECRET_RULES`): one definition of what a
+credential or a personal number looks like, so what the remember gate refuses is exactly
+what capture blanks out. Each finding becomes `[REDACTED:<rule>]`; the event keeps only the
+sha256 of the original text, so the original is never needed again (fingerprints are
+computed on the redacted text).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from memories.gates import redact as redact_secrets
+
+# Every rule needs one of these to match: text with none of them (most conversation) skips
+# the full rule table. A pre-check may only ever let more through, never less, so it is
+# deliberately loose: any long digit run, any "://", any of the rules' keywords.
+_MAY_HOLD_SECRET = re.compile(
+    r"[0-9]{4}|://|-----BEGIN|cont_pat_|author|cookie|sk-|[sr]k_|gh[pousr]_|github_pat_"
+    r"|xox|xapp-|A[KSBC][IC]A|aws|bearer|pass|pwd|密码|口令|key|secret|token",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Redacted:
+    text: str
+    counts: dict[str, int]
+    original_sha256: str
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def redact(text: str) -> Redacted:
+    """The text with every credential and personal number replaced, per-rule counts, and
+    the hash of the original."""
+    original = sha256_text(text)
+    if not text or not _MAY_HOLD_SECRET.search(text):
+        return Redacted(text, {}, original)
+    redacted, counts = redact_secrets(text)
+    return Redacted(redacted, counts, original)
