@@ -54,7 +54,7 @@ def _cue(rule, regex, kind, confidence, keep=False) -> Cue:
 CUES = (
     _cue("en.remember", r"^(?:always\s+)?(?:remember|don'?t forget|do not forget|keep in mind|note)(?:\s+that|\s*[:,-])?\s+(?!when\b|if\b|whether\b|how\b|what\b|why\b|who\b|where\b|me\b|to ask\b)", None, 0.9),
     _cue("en.from_now_on", r"^(?:from now on|going forward|in (?:the )?future|henceforth|from here on(?: out)?)\s*[,:]?\s*", None, 0.8),
-    _cue("en.prefer", r"^(?:i\s+(?:really\s+|strongly\s+)?(?:prefer|would prefer|'d prefer|like\b.*\bbetter than|always use|never use)|my preference is|i want you to)\b", "preference", 0.8, True),
+    _cue("en.prefer", r"^(?:i(?:'d|\s+would)?\s+(?:really\s+|strongly\s+)?(?:prefer|like\b.*\bbetter than|always use|never use)|my preference is|i want you to)\b", "preference", 0.8, True),
     _cue("en.decided", r"^(?:we(?:'ve| have)?\s+(?:decided|agreed|settled on|chose|chosen)|the decision is|it(?:'s| is) decided|let'?s go with)\b", "decision", 0.8, True),
     _cue("en.never", r"^(?:don'?t ever|do not ever|never ever|never|don'?t|do not)\b(?!\s+(?:know|think|remember|worry|mind|care)\b)", "constraint", 0.7, True),
     _cue("en.always", r"^always\b", "constraint", 0.7, True),
@@ -74,6 +74,7 @@ _NOT_A_STATEMENT = re.compile(
     r"\b(?:do|did|can|could|would|should|shall|will)\s+(?:you|we|i)\s+(?:remember|recall|prefer|decide|know)\b"
     r"|\b(?:not sure|don'?t know|do not know|no idea|wonder(?:ing)?|whether|maybe|perhaps|might|unless|if)\b"
     r"|\b(?:he|she|they)\s+(?:said|says|told)\b|\bremember when\b|\bi remember\b"
+    r"|再说"
     r"|你还记得|还记得吗|记得吗|你记得|不记得|不确定|不知道|是否|也许|可能|如果|假如|要是|他说|她说|他们说",
     re.I,
 )
@@ -87,7 +88,7 @@ _PROJECTISH = re.compile(
 )
 _NEGATIVE_CONTENT = re.compile(r"^(?:never|don'?t|do not|avoid)\b|^(?:不要|别|不能|禁止|不准|永远不要)", re.I)
 _RULE_WORDS = re.compile(r"\b(?:always|never|must|must not|mustn't)\b|一定要|务必|总是|始终|必须|不能|不要|禁止", re.I)
-_PREFERENCE_CONTENT = re.compile(r"^(?:i\s+(?:prefer|like|want)|我(?:偏好|更喜欢|喜欢|希望))", re.I)
+_PREFERENCE_CONTENT = re.compile(r"^(?:(?:i|you)\s+(?:prefer|like|want)|我(?:偏好|更喜欢|喜欢|希望))", re.I)
 _DECISION_CONTENT = re.compile(r"^(?:we\s+(?:decided|agreed|use|chose)|我们(?:决定|用|使用|采用))", re.I)
 
 
