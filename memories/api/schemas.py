@@ -97,7 +97,7 @@ class RememberIn(MemoryFieldsIn):
 
 class EvolutionOut(Schema):
     action: str = Field(
-        ..., description="created, replaced, merged, disputed, duplicate or unchanged."
+        ..., description="created, replaced, merged, disputed, quarantined, duplicate or unchanged."
     )
     version: int
     supersedes: UUID | None
@@ -114,6 +114,12 @@ class ContradictionOut(Schema):
     similarity: float | None = None
 
 
+class QuarantineOut(Schema):
+    rule: str
+    field: str
+    excerpt: str
+
+
 class RememberOut(Schema):
     id: UUID
     version: int
@@ -123,6 +129,10 @@ class RememberOut(Schema):
     duplicate_of: UUID | None
     similar: list[SimilarOut]
     contradictions: list[ContradictionOut]
+    quarantine: list[QuarantineOut] = Field(
+        default_factory=list,
+        description="Why the write was quarantined (stored disputed, out of recall until the owner reviews it).",
+    )
 
 
 class CheckpointIn(StrictIn):

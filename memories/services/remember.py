@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 
 from continuity.actors import Actor
 from continuity.errors import ErrorCode, ServiceError, validation_error
-from memories import gates, text
+from memories import gates, poisoning, text
 from memories.models import (
     LIVE_STATUSES,
     EventType,
@@ -63,6 +63,8 @@ class RememberRequest:
     trust: str
     visibility: str
     origin: str
+    # Poisoning findings (agent writes only): the memory is stored disputed, for the owner.
+    quarantine: tuple[dict, ...] = ()
 
     @property
     def fingerprint(self) -> str:
@@ -83,6 +85,7 @@ class RememberReceipt:
     duplicate_of: str | None = None
     similar: list[dict] = field(default_factory=list)
     contradictions: list[dict] = field(default_factory=list)
+    quarantine: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -172,21 +175,22 @@ def _validated(actor: Actor, **fields) -> RememberRequest:
     origin = fields["origin"] or (Origin.USER if actor.is_owner else Origin.AGENT)
     if origin not in Origin.values or (actor.is_agent and origin != Origin.AGENT):
         raise validation_error("origin is set by Continuity, not by agents.", field="origin")
-    gates.check_no_secrets(
-        {
-            "content": content,
-            "key": key or "",
-            "value": json.dumps(value, ensure_ascii=False) if value else "",
-            "tags": " ".join(tags),
-            "retrieval_hints": "\n".join(hints),
-        }
-    )
+    text_fields = {
+        "content": content,
+        "key": key or "",
+        "value": json.dumps(value, ensure_ascii=False) if value else "",
+        "tags": " ".join(tags),
+        "retrieval_hints": "\n".join(hints),
+    }
+    gates.check_no_secrets(text_fields)
+    # The owner's own words are theirs to keep; an agent's are read as other agents will.
+    quarantine = () if actor.is_owner else tuple(f.as_dict() for f in poisoning.scan_fields(text_fields))
     return RememberRequest(
         content=content, kind=kind, type=memory_type, scope_type=scope_type, scope_key=scope_key,
         key=key, value=value, write_mode=write_mode, expected_version=expected_version, tags=tags,
         retrieval_hints=hints, confidence=confidence, confidence_basis=basis,
         trust=check.trust(actor, fields["trust"]), visibility=check.visibility(actor, fields["visibility"]),
-        origin=origin,
+        origin=origin, quarantine=quarantine,
     )  # fmt: skip
 
 
@@ -218,6 +222,8 @@ def _write(actor: Actor, request: RememberRequest, idempotency_key: str) -> Reme
         # The same statement in the same scope already lives: answer with it, write nothing.
         return _receipt(duplicate, action="duplicate", duplicate_of=duplicate)
 
+    if request.quarantine:
+        return _write_quarantined(actor, request, value, idempotency_key)
     if current is not None and not _may_overwrite(actor, current):
         return _write_disputed(actor, request, value, current, idempotency_key)
 
@@ -275,6 +281,21 @@ def _write_disputed(actor, request, value, current, idempotency_key) -> Remember
     return _receipt(memory, action="disputed", contradictions=[contradiction])
 
 
+def _write_quarantined(actor, request, value, idempotency_key) -> RememberReceipt:
+    """A write that reads as instructions to agents: kept, disputed, out of every agent's
+    context until the owner confirms it (it then takes over its key) or deletes it."""
+    memory = _new_memory(actor, request, value, previous=None)
+    memory.status = Status.DISPUTED
+    memory.save()
+    rules = sorted({finding["rule"] for finding in request.quarantine})
+    record_event(
+        actor=actor, memory=memory, event_type=EventType.CREATED, patch=_patch(request),
+        reason=f"quarantined: reads as instructions to agents ({', '.join(rules)})",
+        idempotency_key=idempotency_key,
+    )  # fmt: skip
+    return _receipt(memory, action="quarantined", quarantine=list(request.quarantine))
+
+
 def _new_memory(actor: Actor, request: RememberRequest, value, previous: Memory | None) -> Memory:
     trust = request.trust
     if previous is not None and actor.is_owner and previous.trust == "locked" and trust == "confirmed":
@@ -327,7 +348,7 @@ def _patch(request: RememberRequest) -> dict:
 
 
 def _receipt(memory: Memory, *, action: str, duplicate_of: Memory | None = None,
-             similar=(), contradictions=()) -> RememberReceipt:  # fmt: skip
+             similar=(), contradictions=(), quarantine=()) -> RememberReceipt:  # fmt: skip
     return RememberReceipt(
         id=str(memory.pk),
         version=memory.version,
@@ -341,4 +362,5 @@ def _receipt(memory: Memory, *, action: str, duplicate_of: Memory | None = None,
         duplicate_of=str(duplicate_of.pk) if duplicate_of else None,
         similar=list(similar),
         contradictions=list(contradictions),
+        quarantine=list(quarantine),
     )
