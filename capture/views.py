@@ -8,6 +8,8 @@ form post (the answer redirects back). Every rule is capture.services.review's.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -41,8 +43,18 @@ def with_threads(candidates: list[Candidate]) -> list[Candidate]:
     ids = {item.get("thread_id") for c in candidates for item in c.evidence}
     threads = CaptureThread.objects.in_bulk([pk for pk in ids if isinstance(pk, int)])
     for candidate in candidates:
-        candidate.dash_evidence = [{**item, "thread": threads.get(item.get("thread_id"))} for item in candidate.evidence]
+        candidate.dash_evidence = [
+            {**item, "thread": threads.get(item.get("thread_id")), "when": _moment(item.get("at"))}
+            for item in candidate.evidence
+        ]
     return candidates
+
+
+def _moment(value) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value) if value else None
+    except (TypeError, ValueError):
+        return None
 
 
 def _get(request: HttpRequest, candidate_id) -> Candidate:
