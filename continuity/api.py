@@ -38,6 +38,7 @@ install_error_handlers(api)
 api.add_router("/", memories_router)
 api.add_router("/", "handoff.api.router")
 api.add_router("/", "capture.injection_api.router")
+api.add_router("/", "capture.api.router")
 
 
 def _default(function, argument: str):

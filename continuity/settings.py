@@ -3,6 +3,8 @@
 import os
 from pathlib import Path
 
+from kombu import Exchange, Queue
+
 from continuity import runtime
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -195,9 +197,26 @@ CONTINUITY_ROLLUP_AFTER_DAYS = int(os.environ.get("CONTINUITY_ROLLUP_AFTER_DAYS"
 CONTINUITY_WATCHDOG_LATE_FACTOR = _env_seconds("CONTINUITY_WATCHDOG_LATE_FACTOR", 3)
 # ... and pending work with no progress for this long is a stall.
 CONTINUITY_WATCHDOG_STALL_SECONDS = _env_seconds("CONTINUITY_WATCHDOG_STALL_SECONDS", 600)
+# Capture: raw conversation events, pending candidates (then expired), injection receipts
+# (also at most this many rows), processed batches (their status answers) — docs/capture.md.
+CONTINUITY_RETENTION_EVENTS_DAYS = int(os.environ.get("CONTINUITY_RETENTION_EVENTS_DAYS", "7"))
+CONTINUITY_RETENTION_CANDIDATES_DAYS = int(os.environ.get("CONTINUITY_RETENTION_CANDIDATES_DAYS", "30"))
+CONTINUITY_RETENTION_RECEIPTS_DAYS = int(os.environ.get("CONTINUITY_RETENTION_RECEIPTS_DAYS", "30"))
+CONTINUITY_RETENTION_RECEIPTS_MAX_ROWS = int(os.environ.get("CONTINUITY_RETENTION_RECEIPTS_MAX_ROWS", "5000"))
+CONTINUITY_RETENTION_BATCHES_DAYS = int(os.environ.get("CONTINUITY_RETENTION_BATCHES_DAYS", "7"))
+# The queues a worker started without -Q (serve's) consumes: all of them. Tasks name their
+# queue (capture ingestion: `capture`); a team deployment may run workers per queue.
+CELERY_TASK_QUEUES = tuple(
+    Queue(_queue, Exchange(_queue), routing_key=_queue) for _queue in ("celery", "capture", "embeddings")
+)
+CONTINUITY_CAPTURE_TASK_SOFT_TIME_LIMIT = int(_env_seconds("CONTINUITY_CAPTURE_TASK_SOFT_TIME_LIMIT", 120))
+# Batches still queued after this long are sent again (the broker lost or never got them).
+CONTINUITY_CAPTURE_REQUEUE_AFTER_SECONDS = _env_seconds("CONTINUITY_CAPTURE_REQUEUE_AFTER_SECONDS", 600)
+CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS = _env_seconds("CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS", 300)
 for _name, _task, _interval in (
     ("retention-cleanup", "continuity.retention_cleanup", CONTINUITY_RETENTION_INTERVAL_SECONDS),
     ("compaction", "memories.compaction", CONTINUITY_COMPACTION_INTERVAL_SECONDS),
+    ("capture-sweep", "capture.sweep_batches", CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS),
 ):
     CELERY_BEAT_SCHEDULE[_name] = {
         "task": _task,

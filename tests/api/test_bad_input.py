@@ -30,6 +30,7 @@ PAT = "cont_pat_q7Fh2KxR9mLw4ZtB8nVc1JpY6sDe3GaU0oXiHbQk"
 AWS_KEY = "AKIA" + "QX7R2M4K9PL3WZ5T"
 FACT = {"content": "The API is deployed with Kamal.", "kind": "fact"}
 HANDOFF = {"task_id": "T-1", "summary": "Deploy scripts half done."}
+BATCH = {"source": "generic", "thread_id": "s-1", "items": [{"role": "user", "text": "hi"}]}
 
 
 @pytest.fixture
@@ -47,6 +48,8 @@ def world(owner, other_owner, make_token):
         "c": memory_remember(actor=me, content="Deploy only on weekdays.", kind="constraint").id,
         "o": memory_remember(actor=Actor.owner(other_owner), content="Grace's plans.", kind="fact").id,
         "missing": MISSING,
+        "source": "claude_code",
+        "thread_id": "no-such-thread",
     }
     tokens = {
         "agent": make_token("claude-code")[1],
@@ -255,6 +258,21 @@ CASES = [
     ("resume: task_id too long", "post", "handoffs/resume", {"task_id": "t" * 301}, "agent", 400, "VALIDATION_ERROR"),
     ("resume: token without the handoff scope", "post", "handoffs/resume", {"task_id": "T-1"}, "capture_only", 403, "FORBIDDEN"),
     ("resume: no token", "post", "handoffs/resume", {"task_id": "T-1"}, "none", 401, "UNAUTHORIZED"),
+    # --- capture ---
+    ("capture: missing items", "post", "capture/batches", {"source": "codex", "thread_id": "s"}, "agent", 400, "VALIDATION_ERROR"),
+    ("capture: unknown source", "post", "capture/batches", {**BATCH, "source": "trae"}, "agent", 400, "VALIDATION_ERROR"),
+    ("capture: extra field", "post", "capture/batches", {**BATCH, "agent": "root"}, "agent", 400, "VALIDATION_ERROR"),
+    ("capture: no items", "post", "capture/batches", {**BATCH, "items": []}, "agent", 400, "VALIDATION_ERROR"),
+    ("capture: blank thread_id", "post", "capture/batches", {**BATCH, "thread_id": " "}, "agent", 400, "VALIDATION_ERROR"),
+    ("capture: too many items", "post", "capture/batches", {**BATCH, "items": [{}] * 1001}, "agent", 413, "PAYLOAD_TOO_LARGE"),
+    ("capture: token without capture:write", "post", "capture/batches", BATCH, "read_only", 403, "FORBIDDEN"),
+    ("capture: project outside the token's", "post", "capture/batches", {**BATCH, "project_key": OTHER_PROJECT}, "restricted", 403, "FORBIDDEN"),
+    ("capture: no token", "post", "capture/batches", BATCH, "none", 401, "UNAUTHORIZED"),
+    ("capture batch: unknown id", "get", "capture/batches/{missing}", None, "agent", 404, "NOT_FOUND"),
+    ("capture batch: unknown parameter", "get", "capture/batches/{missing}", {"full": 1}, "agent", 400, "VALIDATION_ERROR"),
+    ("capture batch: without capture:write", "get", "capture/batches/{missing}", None, "read_only", 403, "FORBIDDEN"),
+    ("capture thread: unknown", "get", "capture/threads/{source}/{thread_id}", None, "agent", 404, "NOT_FOUND"),
+    ("capture thread: unknown source", "get", "capture/threads/trae/{thread_id}", None, "agent", 400, "VALIDATION_ERROR"),
     # --- capabilities ---
     ("capabilities: no token", "get", "capabilities", None, "none", 401, "UNAUTHORIZED"),
     ("capabilities: expired token", "get", "capabilities", None, "expired", 401, "UNAUTHORIZED"),
