@@ -230,6 +230,9 @@ for _name, _task, _interval in (
 CONTINUITY_MAX_CONTENT_CHARS = 4000
 CONTINUITY_TOKEN_DEFAULT_DAYS = int(os.environ.get("CONTINUITY_TOKEN_DEFAULT_DAYS", "90"))
 CONTINUITY_HANDOFF_DEFAULT_DAYS = int(os.environ.get("CONTINUITY_HANDOFF_DEFAULT_DAYS", "14"))
+# Extractors that turn captured conversation into inbox candidates: comma-separated names
+# registered in capture.extraction; "rules" (the English and Chinese cue rules) by default.
+CONTINUITY_EXTRACTOR = os.environ.get("CONTINUITY_EXTRACTOR", "rules")
 # An agent waits for injection before its prompt is sent: over this, inject nothing.
 CONTINUITY_INJECT_BUDGET_MS = float(os.environ.get("CONTINUITY_INJECT_BUDGET_MS", "150"))
 
