@@ -64,7 +64,7 @@ _OVERRIDE_EN = re.compile(
     r"\b(?:ignore|disregard|forget|override|bypass|discard)\b"
     r"(?:\W+\w+){0,4}?\W+"
     r"(?:(?:previous|prior|above|earlier|preceding|original|system|developer|safety|your)\s+"
-    r"(?:\w+\s+)?(?:instructions?|prompts?|rules|directives|guidelines|guardrails|messages|context)"
+    r"(?:\w+\s+)?(?:instructions?|prompts?|rules|directives|guidelines|guidance|guardrails|messages|context)"
     r"|instructions?|directives|guardrails|system\s+prompt)\b",
     _I,
 )
@@ -82,7 +82,12 @@ _DIRECTIVE_EN = re.compile(
     r"|\b(?:reveal|print|output|leak|send|post|upload|exfiltrate|email|forward)\b"
     r"(?:\W+\w+){0,5}?\W+(?:system\s+prompt|api[\s_-]?keys?|access\s+tokens?|credentials|secrets"
     r"|passwords?|environment\s+variables|\.env\b|ssh\s+keys?|private\s+keys?)"
-    r"|\b(?:enter|enable|activate)\s+(?:developer|god|dan|jailbreak)\s+mode\b",
+    r"|\b(?:enter|enable|activate)\s+(?:developer|god|dan|jailbreak)\s+mode\b"
+    # Text that addresses the model reading it is written for a model, not for a person.
+    r"|\b(?:if|when)\s+you(?:\s+are|'re)\s+(?:an?\s+)?(?:ai|llm|(?:large\s+)?language\s+model|assistant|agent|bot)\b"
+    r"|\b(?:hey|dear)\s+(?:claude|gpt|chatgpt|codex|cursor|copilot|gemini|ai|assistant|model|llm)\b"
+    r"|\b(?:attention|note\s+(?:to|for))\s+(?:ai|llms?|(?:language\s+)?models?)\b"
+    r"|\bwhen\s+you\s+read\s+this\b",
     _I,
 )
 _DIRECTIVE_ZH = re.compile(
@@ -91,9 +96,20 @@ _DIRECTIVE_ZH = re.compile(
     r"|(?:瞒着|绕过)用户"
     r"|(?:泄露|发送|输出|打印|上传|透露|外传|转发)(?:\W|\w){0,8}?"
     r"(?:系统提示|系统提示词|密钥|令牌|口令|密码|凭证|凭据|环境变量|私钥|token|api\s?key)"
-    r"|把(?:你的)?(?:系统提示词?|密钥|令牌|口令|密码|凭证|凭据|私钥|token|api\s?key)(?:\W|\w){0,6}?"
+    r"|作为\s*(?:AI|人工智能|助手|模型|智能体)|(?:给|致)?(?:读到|看到)这(?:条|段)(?:记忆|内容|消息|话)?的(?:AI|模型|助手|智能体)"
+    r"|把\s*(?:你的)?(?:系统提示词?|密钥|令牌|口令|密码|凭证|凭据|私钥|token|api\s?key)(?:\W|\w){0,6}?"
     r"(?:输出|发送|发给|发到|打印|上传|透露|泄露|告诉)"
     r"|(?:进入|开启|启用)(?:开发者|越狱|上帝)模式",
+    _I,
+)
+# Credential files: asking for one to be sent, pasted or printed is asking for a leak.
+_CREDENTIAL_FILE = (
+    r"(?:~/|\$HOME/)?\.(?:ssh/\S*|aws/credentials|npmrc|pypirc|netrc|docker/config\.json|kube/config)"
+    r"|\bid_(?:rsa|ed25519|ecdsa)\b"
+)
+_LEAK_VERB = r"\b(?:paste|send|cat|print|upload|post|copy|email|share)\b|发给|发送|发到|上传|粘贴|打印|贴到"
+_CREDENTIAL_LEAK = re.compile(
+    rf"(?:{_LEAK_VERB})[^\n]{{0,40}}?(?:{_CREDENTIAL_FILE})|(?:{_CREDENTIAL_FILE})[^\n]{{0,40}}?(?:{_LEAK_VERB})",
     _I,
 )
 _ROLE_MARKUP = re.compile(
@@ -122,6 +138,8 @@ def _instruction_rule(text: str) -> str | None:
         return "override_instructions"
     if _DIRECTIVE_EN.search(text) or _DIRECTIVE_ZH.search(text):
         return "agent_directive"
+    if _CREDENTIAL_LEAK.search(text):
+        return "credential_leak"
     return None
 
 
