@@ -20,6 +20,7 @@ from continuity.errors import ErrorCode, ServiceError
 from continuity.models import PersonalAccessToken
 from handoff.selectors import handoffs_for_owner
 from memories.models import LIVE_STATUSES, OWNER_TRUSTS, Memory, ScopeType, Status, Trust
+from memories.views.cache import per_generation
 
 PAGE_SIZE = 25
 
@@ -135,10 +136,12 @@ def usable_tokens(user) -> QuerySet[PersonalAccessToken]:
 def tab_counts(user) -> dict[str, int]:
     """The numbers on the tabs; re-sent out of band after every action."""
     return {
-        "core": core_memories(user).count(),
-        "projects": sum(part.count() for part in project_memories(user)),
-        "review": disputed_memories(user).count() + inferred_memories(user).count(),
-        "archive": sum(part.count() for part in archive_memories(user)),
+        **per_generation(user, "memory-counts", lambda: {
+            "core": core_memories(user).count(),
+            "projects": sum(part.count() for part in project_memories(user)),
+            "review": disputed_memories(user).count() + inferred_memories(user).count(),
+            "archive": sum(part.count() for part in archive_memories(user)),
+        }),  # fmt: skip
         "tokens": usable_tokens(user).count(),
         "handoffs": handoffs_for_owner(owner=user, state="active").count(),
         "inbox": pending_count(user),
