@@ -129,3 +129,11 @@ def test_signed_out_visitors_are_sent_to_sign_in(anonymous, capsules):
 
 def test_expire_is_post_only(browser, capsules):
     assert browser.get(f"/handoffs/{capsules['open'].pk}/expire/").status_code == 405
+
+
+def test_the_tab_and_the_capsule_read_in_chinese(browser, capsules):
+    browser.post("/i18n/setlang/", {"language": "zh-hans", "next": "/handoffs/"})
+    html = browser.get("/handoffs/").content.decode()
+    assert "交接" in html and "已接手" in html and "已过期" in html and "立即过期" in html
+    html = browser.get(f"/handoffs/{capsules['open'].pk}/").content.decode()
+    assert "下一步" in html and "阻碍" in html and "进行中" in html

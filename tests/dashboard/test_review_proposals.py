@@ -196,3 +196,9 @@ def test_the_owner_api_dismiss_is_idempotent(browser, stale):
     for _ in range(2):
         response = api_post(browser, f"/api/owner/proposals/{proposal.pk}/dismiss/", {})
         assert response.status_code == 200 and response.json()["status"] == "dismissed"
+
+
+def test_the_answers_read_in_chinese(browser, near, stale):
+    browser.post("/i18n/setlang/", {"language": "zh-hans", "next": "/review/"})
+    html = browser.get("/review/").content.decode()
+    assert "保留这一条，把另一条合并进来" in html and "仍然成立" in html and "忽略" in html

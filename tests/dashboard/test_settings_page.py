@@ -111,3 +111,9 @@ def test_skipped_runs_are_left_out_of_the_list():
     MaintenanceRun.objects.create(task="continuity.retention_cleanup", status="skipped", started_at=now)
     assert recent_runs() == []
     assert len(recent_runs(include_skipped=True)) == 1
+
+
+def test_the_page_reads_in_chinese(admin):
+    admin.post("/i18n/setlang/", {"language": "zh-hans", "next": "/settings/"})
+    html = admin.get("/settings/").content.decode()
+    assert "数据保留" in html and "最近的后台运行" in html and "恢复默认" not in html and "保存" in html
