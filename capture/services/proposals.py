@@ -80,6 +80,7 @@ def _pending(owner_id, fingerprint: str) -> Candidate | None:
     )
 
 
+@transaction.atomic
 def candidates_propose(*, thread, proposals: list, agent_name: str) -> int:
     """Store or merge these proposals for the thread's owner; the number created or merged.
     Idempotent per event: the same event's sentence is evidence once."""
