@@ -149,3 +149,8 @@ def test_a_post_without_the_csrf_token_is_refused(owner, inbox):
     candidate = inbox["I prefer tabs over spaces"]
     assert client.post(f"/inbox/c/{candidate.pk}/approve/").status_code == 403
     assert Candidate.objects.get(pk=candidate.pk).status == "pending"
+
+
+def test_the_inbox_speaks_chinese(browser, inbox):
+    html = browser.get("/inbox/", headers={"Accept-Language": "zh-hans"}).content.decode()
+    assert "收件箱" in html and "永不记住" in html and "批准所选" in html and "与智能体共享" in html
