@@ -143,6 +143,10 @@ def proposal_accept(*, actor: Actor, proposal_id, keep=None, resolution: str | N
     memory = live[0]
     if resolution == "verify":
         _verify(actor, memory)
+        # Compaction finds proposals by key; a new key lets it flag the memory again once
+        # another full window passes unverified (a dismissed one keeps its key: never again).
+        proposal.key = f"{proposal.key}@{timezone.now():%Y%m%dT%H%M%S%f}"[:200]
+        proposal.save(update_fields=["key"])
     else:
         memory_archive(actor=actor, memory_id=memory.pk, reason="not checked for a long time; archived in Review")
     return _answered(proposal, ProposalStatus.ACCEPTED, resolution=resolution)

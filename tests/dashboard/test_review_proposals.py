@@ -202,3 +202,20 @@ def test_the_answers_read_in_chinese(browser, near, stale):
     browser.post("/i18n/setlang/", {"language": "zh-hans", "next": "/review/"})
     html = browser.get("/review/").content.decode()
     assert "保留这一条，把另一条合并进来" in html and "仍然成立" in html and "忽略" in html
+
+
+def test_a_memory_verified_as_still_true_is_flagged_again_after_another_window(owner, stale):
+    from memories.services.proposals import proposal_accept
+
+    proposal, memory = stale
+    proposal_accept(actor=Actor.owner(owner), proposal_id=proposal.pk, resolution="verify")
+    assert propose_stale(now=timezone.now())["proposed"] == 0
+    assert propose_stale(now=timezone.now() + timedelta(days=31))["proposed"] == 1
+    assert ReviewProposal.objects.filter(status="pending", memory_ids=[str(memory.pk)]).count() == 1
+
+
+def test_a_dismissed_stale_memory_is_never_flagged_again(owner, stale):
+    from memories.services.proposals import proposal_dismiss
+
+    proposal_dismiss(actor=Actor.owner(owner), proposal_id=stale[0].pk)
+    assert propose_stale(now=timezone.now() + timedelta(days=400))["proposed"] == 0
