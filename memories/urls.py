@@ -2,6 +2,7 @@
 
 from django.urls import include, path
 
+from capture import injection_views
 from continuity import views as site
 from handoff import views as handoffs
 from memories.views import actions, charts, pages, proposals, settings_page
@@ -17,6 +18,7 @@ urlpatterns = [
     path("archive/", pages.archive, name="archive"),
     path("inbox/", include("capture.urls")),
     path("activity/", pages.activity, name="activity"),
+    path("activity/injections/", injection_views.injections, name="injections"),
     path("search/", pages.search, name="search"),
     path("review/proposals/<int:proposal_id>/<slug:verb>/", proposals.answer, name="proposal"),
     path("handoffs/", handoffs.handoffs, name="handoffs"),

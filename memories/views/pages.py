@@ -9,6 +9,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from capture.injection_selectors import injection_counts
 from continuity.errors import ServiceError
 from continuity.models import PersonalAccessToken, ProposalStatus, ReviewProposal
 from memories.models import (
@@ -43,7 +44,8 @@ MAX_AGENT_CHOICES = 50
 
 
 def with_links(memories: list[Memory]) -> list[Memory]:
-    """Attach each memory's links (both directions) with one query for the whole page."""
+    """Attach each memory's links (both directions) and how often it was injected into
+    prompts, with one query each for the whole page."""
     ids = [memory.pk for memory in memories]
     by_id: dict = {pk: [] for pk in ids}
     if ids:
@@ -56,8 +58,10 @@ def with_links(memories: list[Memory]) -> list[Memory]:
             for end in (link.from_memory_id, link.to_memory_id):
                 if end in by_id and link not in by_id[end]:
                     by_id[end].append(link)
+    injected = injection_counts(ids)
     for memory in memories:
         memory.dash_links = by_id[memory.pk]
+        memory.dash_injected = injected.get(memory.pk, 0)
     return memories
 
 

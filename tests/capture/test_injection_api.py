@@ -12,6 +12,13 @@ from tests.memories.helpers import remember
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def roomy_time_budget(settings):
+    """A loaded test machine (or a cold semantic model) must not turn these into time-budget
+    answers; the budget itself has its own tests with a tiny setting."""
+    settings.CONTINUITY_INJECT_BUDGET_MS = 30_000
+
+
 @pytest.fixture
 def api(client, make_token) -> ApiClient:
     return ApiClient(client, make_token("claude-code", scopes=["memories:read"])[1])

@@ -14,6 +14,13 @@ from tests.client.helpers import git_checkout
 SHOP = "github:acme/shop"
 
 
+@pytest.fixture(autouse=True)
+def roomy_time_budget(settings):
+    """A loaded test machine (or a cold semantic model) must not turn these into time-budget
+    answers; the budget itself has its own tests with a tiny setting."""
+    settings.CONTINUITY_INJECT_BUDGET_MS = 30_000
+
+
 @pytest.fixture
 def home(tmp_path):
     folder = tmp_path / "home"
