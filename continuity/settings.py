@@ -56,6 +56,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
 ]
 
@@ -120,14 +121,46 @@ WHITENOISE_AUTOREFRESH = DEBUG
 
 LOGIN_URL = "admin:login"
 
-# Session and CSRF cookies: HttpOnly, SameSite, and Secure whenever served over HTTPS.
+# --- Web security (docs/security.md) ----------------------------------------------------------
+# Served over HTTPS (CONTINUITY_HTTPS, usually behind a TLS proxy): Secure cookies, HSTS and
+# a redirect from plain HTTP. A laptop on loopback stays on HTTP.
+CONTINUITY_HTTPS = env_bool("CONTINUITY_HTTPS", env_bool("CONTINUITY_SECURE_COOKIES", False))
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
-SESSION_COOKIE_SECURE = env_bool("CONTINUITY_SECURE_COOKIES", False)
-CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SESSION_COOKIE_SECURE = CONTINUITY_HTTPS
+CSRF_COOKIE_SECURE = CONTINUITY_HTTPS
+SECURE_SSL_REDIRECT = CONTINUITY_HTTPS
+SECURE_HSTS_SECONDS = int(os.environ.get("CONTINUITY_HSTS_SECONDS", 31536000 if CONTINUITY_HTTPS else 0))
+# The host's own subdomains only; `preload` in the header does not itself enrol the domain.
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("CONTINUITY_HSTS_INCLUDE_SUBDOMAINS", CONTINUITY_HTTPS)
+SECURE_HSTS_PRELOAD = env_bool("CONTINUITY_HSTS_PRELOAD", CONTINUITY_HTTPS)
+SECURE_REDIRECT_EXEMPT = [r"^health$"]  # the load balancer's probe may speak plain HTTP
+if env_bool("CONTINUITY_BEHIND_PROXY", False):
+    # Only behind a proxy that sets this header itself; otherwise any client could claim HTTPS.
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+# Scripts only from this origin (htmx and the dashboard's own file; no inline script, no
+# eval); inline style attributes are allowed for the server-rendered SVG charts.
+SECURE_CSP = {
+    "default-src": ["'self'"],
+    "script-src": ["'self'"],
+    "style-src": ["'self'", "'unsafe-inline'"],
+    "img-src": ["'self'", "data:"],
+    "connect-src": ["'self'"],
+    "object-src": ["'none'"],
+    "base-uri": ["'none'"],
+    "form-action": ["'self'"],
+    "frame-ancestors": ["'none'"],
+}
+# Every sign-in form goes through the throttle (continuity/login_throttle.py).
+AUTHENTICATION_BACKENDS = ["continuity.login_throttle.ThrottledModelBackend"]
+CONTINUITY_LOGIN_MAX_FAILURES = int(os.environ.get("CONTINUITY_LOGIN_MAX_FAILURES", 5))
+CONTINUITY_LOGIN_MAX_FAILURES_PER_IP = int(os.environ.get("CONTINUITY_LOGIN_MAX_FAILURES_PER_IP", 20))
+CONTINUITY_LOGIN_WINDOW_SECONDS = int(os.environ.get("CONTINUITY_LOGIN_WINDOW_SECONDS", 900))
 
 # Celery: the embedded filesystem broker in the lite profile, Redis in the team profile.
 CELERY_BROKER_URL = RUNTIME.broker_url

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
@@ -10,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from continuity import login_throttle
 from continuity.actors import Actor
 from continuity.errors import ServiceError
 from continuity.models import PersonalAccessToken, Scope
@@ -23,6 +26,15 @@ EXPIRY_CHOICES = (7, 30, 90, 365)
 class SignInView(auth_views.LoginView):
     template_name = "dashboard/signin.html"
     redirect_authenticated_user = True
+
+    def post(self, request, *args, **kwargs):
+        wait = login_throttle.retry_after(request, request.POST.get("username"))
+        if wait:
+            context = self.get_context_data(form=self.get_form(), throttled_minutes=max(1, math.ceil(wait / 60)))
+            response = self.render_to_response(context, status=429)
+            response["Retry-After"] = str(wait)
+            return response
+        return super().post(request, *args, **kwargs)
 
 
 class SignOutView(auth_views.LogoutView):

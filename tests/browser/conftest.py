@@ -45,7 +45,12 @@ def chromium():
 
 @pytest.fixture
 def page(chromium, live_server):
-    context = chromium.new_context(base_url=live_server.url, locale="en-US", viewport={"width": 1280, "height": 900})
+    # bypass_csp: the tests' own `wait_for_function` strings are evaluated in the page,
+    # which the dashboard's policy (no eval) forbids; test_content_security_policy.py
+    # drives the dashboard under the real policy.
+    context = chromium.new_context(
+        base_url=live_server.url, locale="en-US", viewport={"width": 1280, "height": 900}, bypass_csp=True
+    )
     context.set_default_timeout(10_000)
     page = context.new_page()
     yield page
