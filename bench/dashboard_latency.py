@@ -4,8 +4,9 @@
 
 Loads the heavy-user store of recall_latency.py (10% global, 20 projects, English and
 Chinese, a quarter confirmed, the rest inferred, 4% superseded) plus 1% disputed memories
-linked `contradicts` to a confirmed one, 1% archived, and one history event per memory from
-three agents. Then, signed in as the owner through Django's test client (every middleware,
+linked `contradicts` to a confirmed one, 1% archived, one history event per memory from
+three agents, ~70 pending compaction proposals, 300 handoff capsules and 200 maintenance
+runs. Then, signed in as the owner through Django's test client (every middleware,
 the view, the templates; no network), it times each tab's full page, the second page of
 Core through its keyset cursor (htmx fragment), and live searches (htmx results fragment) for
 words that match many, few and no memories. Prints p50/p95/max per request kind and size.
@@ -38,6 +39,7 @@ PAGES = {
     "overview": "/overview/", "core": "/", "projects": "/projects/", "recent": "/recent/", "review": "/review/",
     "archive": "/archive/", "activity": "/activity/", "activity?agent": "/activity/?agent=codex&event_type=created",
     "tokens": "/tokens/", "search (filters)": "/search/?kind=decision&trust=confirmed",
+    "handoffs": "/handoffs/", "handoffs?expired": "/handoffs/?state=expired", "settings": "/settings/",
 }  # fmt: skip
 SEARCHES = {"many": ["deploy", "cache", "缓存", "PostgreSQL"], "few": ["note 12345", "ClickHouse queue"],
             "none": ["zebra-unicorn", "不存在的词"]}  # fmt: skip
@@ -65,6 +67,40 @@ def decorate(owner, start: int, stop: int) -> None:
         [MemoryEvent(owner=owner, memory_id=pk, event_type="created", version=version,
                      actor_agent=AGENTS[i % len(AGENTS)])
          for i, (pk, _, version) in enumerate(rows)], batch_size=2000,
+    )  # fmt: skip
+    review_queue(owner, [pk for pk, _, _ in rows[::997]])
+
+
+def review_queue(owner, pks: list) -> None:
+    """Compaction's proposals (near-duplicate pairs and stale memories, more than Review
+    shows), handoff capsules in every state and a month of maintenance runs."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from continuity.models import MaintenanceRun, ReviewProposal
+    from handoff.models import HandoffCapsule
+
+    now = timezone.now()
+    ReviewProposal.objects.bulk_create(
+        [ReviewProposal(owner=owner, kind="near_duplicate", key=f"near_duplicate:{a}:{b}",
+                        memory_ids=[str(a), str(b)], score=0.8, detail={})
+         for a, b in zip(pks[::2], pks[1::2])]
+        + [ReviewProposal(owner=owner, kind="stale", key=f"stale:{pk}", memory_ids=[str(pk)],
+                          detail={"after_days": 180}) for pk in pks[:20]],
+        ignore_conflicts=True,
+    )  # fmt: skip
+    HandoffCapsule.objects.bulk_create(
+        [HandoffCapsule(owner=owner, task_id=f"task-{n % 40}", summary=f"Where task {n} stands.",
+                        next_steps=["one", "two"], from_agent=AGENTS[n % len(AGENTS)],
+                        created_at=now - timedelta(hours=n), expires_at=now + timedelta(days=7 - n % 14))
+         for n in range(300)],
+    )  # fmt: skip
+    MaintenanceRun.objects.bulk_create(
+        [MaintenanceRun(task="continuity.retention_cleanup", status="succeeded",
+                        started_at=now - timedelta(hours=n), finished_at=now - timedelta(hours=n),
+                        result={"rules": {"expired_handoffs": {"removed": n, "window": 30}}, "removed": n})
+         for n in range(200)],
     )  # fmt: skip
 
 
