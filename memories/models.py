@@ -236,6 +236,11 @@ class Memory(models.Model):
             self.refresh_search_fields()
             kwargs["update_fields"] = {*update_fields, *SEARCH_FIELDS}
         super().save(*args, **kwargs)
+        if update_fields is None or SEARCH_SOURCE_FIELDS.intersection(update_fields):
+            # Its text may have changed: re-embed after commit, in the background.
+            from memories.embeddings.vectors import embed_soon
+
+            embed_soon(self.pk)
 
     def refresh_search_fields(self) -> None:
         """Recompute the derived search columns; bulk writers call this before bulk_create."""
@@ -360,3 +365,7 @@ class IdempotencyRecord(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["owner", "namespace", "key"], name="idempotency_unique_key")
         ]
+
+
+# Stored vectors live with the embedding code; imported here so Django registers the model.
+from memories.embeddings.models import MemoryVector  # noqa: E402,F401

@@ -8,6 +8,7 @@ from django.utils import timezone
 
 from continuity.maintenance.runs import PeriodicJob, job_run, register_job
 from continuity.tasks import MAINTENANCE_TASK
+from memories.embeddings.embedders import EmbedderUnavailable
 from memories.models import Memory
 
 COMPACTION_JOB = register_job(
@@ -28,6 +29,19 @@ def record_access(memory_ids: list[str]) -> int:
     return Memory.objects.filter(pk__in=memory_ids).update(
         access_count=F("access_count") + 1, last_accessed_at=timezone.now()
     )
+
+
+@shared_task(
+    name="memories.embed_memories", ignore_result=True, acks_late=True,
+    autoretry_for=(EmbedderUnavailable,), retry_backoff=30, max_retries=5,
+)  # fmt: skip
+def embed_memories(memory_ids: list[str]) -> int:
+    """Embed these memories with the active model (routed to the `embeddings` queue).
+    Idempotent: memories whose vector matches their text and model are skipped, deleted
+    ones ignored. Retried while the model is unavailable; the back-fill catches the rest."""
+    from memories.embeddings.vectors import embed_memories as embed
+
+    return embed(memory_ids=memory_ids)
 
 
 @shared_task(name=COMPACTION_JOB.name, **MAINTENANCE_TASK)

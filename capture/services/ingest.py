@@ -15,12 +15,13 @@ processed again.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from collections import Counter
 from datetime import timedelta
 from uuid import UUID
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -238,14 +239,27 @@ def _canonical(batch: CaptureBatch, thread: CaptureThread) -> tuple[list[Convers
             source=thread.source, thread=thread.external_id, run=event.run_id, seq=event.seq,
             role=event.role, text=event.text,
         )  # fmt: skip
-        rows.setdefault(digest, ConversationEvent(
-            owner_id=batch.owner_id, thread=thread, batch=batch, fingerprint=digest,
-            run_id=event.run_id, seq=event.seq, role=event.role, item_type=event.item_type,
-            is_marker=event.is_marker, is_final=event.is_final, text=event.text,
-            original_sha256=event.identity, occurred_at=event.occurred_at,
-            redactions=per_event.get(index, {}),
-        ))  # fmt: skip
+        if digest not in rows:
+            rows[digest] = _row(
+                owner_id=batch.owner_id, thread_id=thread.pk, batch_id=batch.pk, fingerprint=digest,
+                run_id=event.run_id, seq=event.seq, role=event.role, item_type=event.item_type,
+                is_marker=event.is_marker, is_final=event.is_final, text=event.text,
+                original_sha256=event.identity, occurred_at=event.occurred_at,
+                redactions=per_event.get(index, {}),
+            )  # fmt: skip
+            rows[digest].thread = thread  # extraction reads the thread's project key from it
     return list(rows.values()), redactions, parsed.skipped
+
+
+_ATTNAMES = [field.attname for field in ConversationEvent._meta.concrete_fields]
+
+
+def _row(**values) -> ConversationEvent:
+    """An unsaved event, built the way rows loaded from the database are (positional
+    values): the keyword path costs more than everything else a batch does."""
+    values.setdefault("id", None)
+    values.setdefault("created_at", timezone.now())
+    return ConversationEvent(*[values[name] for name in _ATTNAMES])
 
 
 def _existing(owner_id, fingerprints: list[str]) -> set[str]:
@@ -268,30 +282,87 @@ def batch_process(*, batch_id) -> CaptureBatch | None:
             return batch
         thread = CaptureThread.objects.select_for_update().get(pk=batch.thread_id)
         events, redactions, skipped = _canonical(batch, thread)
-        existing = _existing(batch.owner_id, [event.fingerprint for event in events])
-        new = [event for event in events if event.fingerprint not in existing]
-        counts = {
-            "items": batch.item_count, "skipped": sum(skipped.values()),
-            "skipped_reasons": dict(skipped), "markers": sum(e.is_marker for e in new),
-        }  # fmt: skip
+        counts = {"items": batch.item_count, "skipped": sum(skipped.values()), "skipped_reasons": dict(skipped)}
         if batch.dry_run:
-            counts.update(events=len(new), duplicates=len(events) - len(new),
-                          candidates=len(extraction.find_proposals(new)))  # fmt: skip
+            existing = _existing(batch.owner_id, [event.fingerprint for event in events])
+            new = [event for event in events if event.fingerprint not in existing]
+            counts.update(
+                events=len(new), duplicates=len(events) - len(new), markers=sum(e.is_marker for e in new),
+                candidates=len(extraction.find_proposals(new)),
+            )  # fmt: skip
         else:
-            counts.update(_store(batch, thread, events, new))
+            counts.update(_store(batch, thread, events))
         batch.status, batch.finished_at, batch.last_error = BatchStatus.DONE, timezone.now(), ""
         batch.items, batch.counts, batch.redactions = None, counts, dict(redactions)
         batch.save(update_fields=["status", "finished_at", "last_error", "items", "counts", "redactions"])
     return batch
 
 
-def _store(batch: CaptureBatch, thread: CaptureThread, events: list, new: list) -> dict:
-    """Insert the new events (a concurrent twin is ignored by the unique constraint), move
-    the checkpoint, count, and propose candidates from exactly the rows inserted."""
-    ConversationEvent.objects.bulk_create(new, batch_size=500, ignore_conflicts=True)
-    inserted = list(ConversationEvent.objects.filter(batch=batch).order_by("run_id", "seq"))
-    for event in inserted:
-        event.thread = thread  # extraction reads the thread's project key without a query
+_INSERT_FIELDS = (
+    "owner_id", "thread_id", "batch_id", "fingerprint", "run_id", "seq", "role", "item_type",
+    "is_marker", "is_final", "text", "original_sha256", "redactions", "occurred_at", "created_at",
+)  # fmt: skip
+_ROWS_PER_STATEMENT = 500  # 15 parameters a row: well under SQLite's 32,766
+
+
+def _insert_ignoring_conflicts(rows: list[ConversationEvent]) -> list[ConversationEvent]:
+    """INSERT ... ON CONFLICT DO NOTHING RETURNING: a row whose (owner, fingerprint) is
+    already stored is skipped by the database, and the ids returned name exactly the rows
+    this call inserted; those come back with their ids set. (bulk_create cannot say which
+    rows it skipped, and compiled its SQL slower than the database ran it.)"""
+    meta = ConversationEvent._meta
+    fields = [meta.get_field(name) for name in _INSERT_FIELDS]
+    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
+    head = f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) "
+    tail = " ON CONFLICT DO NOTHING RETURNING id, fingerprint"
+    by_fingerprint = {row.fingerprint: row for row in rows}
+    inserted = []
+    for start in range(0, len(rows), _ROWS_PER_STATEMENT):
+        chunk = rows[start : start + _ROWS_PER_STATEMENT]
+        if connection.vendor == "postgresql":
+            # One array per column: a short statement however many rows it carries (the
+            # driver parses a statement of thousands of placeholders slower than it runs).
+            arrays = ", ".join(f"%b::{field.db_type(connection)}[]" for field in fields)
+            sql = f"{head}SELECT * FROM unnest({arrays}){tail}"
+            params = [
+                [json.dumps(row.redactions, ensure_ascii=False) for row in chunk]
+                if field.name == "redactions"
+                else [getattr(row, field.attname) for row in chunk]  # the driver adapts these
+                for field in fields
+            ]
+        else:
+            values = [[field.get_db_prep_save(getattr(row, field.attname), connection) for row in chunk]
+                      for field in fields]  # fmt: skip
+            one_row = f"({', '.join(['%s'] * len(fields))})"
+            sql = f"{head}VALUES {', '.join([one_row] * len(chunk))}{tail}"
+            params = [column[index] for index in range(len(chunk)) for column in values]
+        returned = _execute_returning(sql, params)
+        for pk, digest in returned:
+            row = by_fingerprint[digest]
+            row.pk, row._state.adding, row._state.db = pk, False, connection.alias
+            inserted.append(row)
+    return inserted
+
+
+def _execute_returning(sql: str, params: list) -> list[tuple]:
+    if connection.vendor == "postgresql":
+        import psycopg
+
+        # Server-side binding: arrays of thousands of values go as parameters instead of
+        # being quoted into the statement text (Django's cursors bind client-side).
+        connection.ensure_connection()
+        with psycopg.Cursor(connection.connection) as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall()
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def _store(batch: CaptureBatch, thread: CaptureThread, events: list) -> dict:
+    """Insert the events (one already stored is ignored by the unique constraint), move the
+    checkpoint, count, and propose candidates from exactly the rows inserted."""
+    inserted = _insert_ignoring_conflicts(events)
     now = timezone.now()
     if inserted:
         thread.checkpoint_run, thread.checkpoint_seq = events[-1].run_id, events[-1].seq

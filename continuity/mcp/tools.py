@@ -70,8 +70,9 @@ AltQueries = Annotated[
     list[Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS)]] | None,
     Field(
         max_length=MAX_ALT_QUERIES,
-        description="Other phrasings of the query, synonyms, or a translation (e.g. the "
-        "query in Chinese when the user wrote in Chinese). Optional.",
+        description="Other phrasings of the query, synonyms, or a translation: pass the "
+        "query in the other language (English <-> Chinese), since memories may be written in "
+        "either. Results of all phrasings are fused. Optional.",
     ),
 ]
 ProjectKey = Annotated[
@@ -108,8 +109,9 @@ RetrievalHints = Annotated[
     list[Annotated[str, Field(min_length=1, max_length=limits.MAX_HINT_CHARS)]] | None,
     Field(
         max_length=limits.MAX_HINTS,
-        description="Other ways a future question may ask for this memory (phrasings, "
-        "synonyms, another language), so recall finds it.",
+        description="How a future search may ask for this memory, so recall finds it: the "
+        "statement in the other language (English <-> Chinese), then the words a future "
+        "question would likely use (synonyms, the problem it solves).",
     ),
 ]
 
@@ -290,7 +292,9 @@ async def memory_remember(
     something, or when you establish a project fact future sessions will need. Do NOT save
     secrets (passwords, tokens, API keys, credentials, private keys: they are rejected),
     transient chatter, scratch work of the current task, guesses, public knowledge, or
-    anything the user would not want recorded. One statement per call.
+    anything the user would not want recorded. One statement per call. Add
+    retrieval_hints: the statement translated into the other language (English <-> Chinese)
+    and the words a future search would likely use.
 
     The receipt says what happened (`evolution.action`: created, replaced, merged,
     unchanged, duplicate, or disputed when it contradicts something the user confirmed;

@@ -14,7 +14,7 @@ from __future__ import annotations
 import bisect
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.db.models import QuerySet
@@ -45,9 +45,16 @@ class SearchContext:
     units: tuple[Unit, ...]  # terms and concepts of all the query's phrasings
     frequencies: dict[str, int]  # memories holding each term, across the index
     depth: int  # candidates each channel returns at most
+    # What the semantic channel needs and leaves behind: the caller's readable
+    # (scope type, scope key, visibility) triples, each returned memory's similarity
+    # calibrated to a relevance (0-1, comparable with lexical coverage), and why it could
+    # not take part, if it could not.
+    scopes: tuple[tuple[str, str, str], ...] = ()
+    semantic_relevance: dict = field(default_factory=dict)
+    degraded: list[str] = field(default_factory=list)
 
 
-def query_context(*, actor, queries, scoped, scope_tokens, kind_tokens, depth) -> SearchContext:
+def query_context(*, actor, queries, scoped, scope_tokens, kind_tokens, depth, scopes=()) -> SearchContext:
     units: dict[Unit, None] = {}
     for query in queries:
         units.update(dict.fromkeys(query_units(query)))
@@ -55,7 +62,7 @@ def query_context(*, actor, queries, scoped, scope_tokens, kind_tokens, depth) -
     phrasings = {term for unit in units for alternative in unit for term in alternative} - singles
     return SearchContext(
         actor=actor, queries=queries, scoped=scoped, scope_tokens=scope_tokens,
-        kind_tokens=kind_tokens, units=tuple(units), depth=depth,
+        kind_tokens=kind_tokens, units=tuple(units), depth=depth, scopes=tuple(scopes),
         frequencies=index.document_frequencies(sorted(singles), estimated=sorted(phrasings)),
     )  # fmt: skip
 
@@ -101,7 +108,9 @@ _semantic: Channel | None = None
 
 
 def register_semantic_channel(channel: Channel | None) -> None:
-    """Plug in (or remove) a semantic channel; it takes part in fusion like any other."""
+    """Plug in (or remove) a semantic channel; it takes part in fusion like any other.
+    A channel with a `start(search)` method is started before the lexical channels and
+    finished (the callable `start` returned) after them, so its model can run meanwhile."""
     global _semantic
     _semantic = channel
 
@@ -115,12 +124,21 @@ def unavailable() -> list[str]:
 
 
 def run_all(search: SearchContext) -> dict[str, list]:
-    found = {name: channel(search) for name, channel in CHANNELS.items()}
-    if _semantic is not None:
+    semantic, finish = _semantic, None
+    if semantic is not None and hasattr(semantic, "start"):
         try:
-            found["semantic"] = _semantic(search)
+            finish = semantic.start(search)
         except Exception:  # a failing model must not take lexical recall down with it
             log.exception("semantic channel failed; recall continues on lexical channels")
+            search.degraded.append("semantic: channel failed")
+            semantic = None
+    found = {name: channel(search) for name, channel in CHANNELS.items()}
+    if semantic is not None:
+        try:
+            found["semantic"] = finish() if finish is not None else semantic(search)
+        except Exception:  # a failing model must not take lexical recall down with it
+            log.exception("semantic channel failed; recall continues on lexical channels")
+            search.degraded.append("semantic: channel failed")
     return {name: ids for name, ids in found.items() if ids}
 
 

@@ -190,6 +190,11 @@ def rank(actor: Actor, request: RecallRequest, depth: int = channels.CANDIDATES_
             for visibility in visibilities
         ],
         kind_tokens=[kind_token(kind) for kind in request.kinds],
+        scopes=[
+            (scope_type, scope_key, visibility)
+            for scope_type, scope_key in scopes_for(actor, request)
+            for visibility in visibilities
+        ],
     )
     found = channels.run_all(search)
 
@@ -209,6 +214,8 @@ def rank(actor: Actor, request: RecallRequest, depth: int = channels.CANDIDATES_
     relevance = channels.Relevance(search)
     for item in ranked:
         item.relevance = 1.0 if "key" in item.channels else relevance.of(item.memory)
+        # A close semantic match answers a question in other words or another language.
+        item.relevance = max(item.relevance, search.semantic_relevance.get(item.memory.pk, 0.0))
     ranked += _stand_in_successors(lambda memory: in_scope(actor, request, memory), ranked)
 
     newest = max((item.memory.updated_at for item in ranked), default=None)
@@ -233,6 +240,7 @@ def rank(actor: Actor, request: RecallRequest, depth: int = channels.CANDIDATES_
     receipt = {
         "channels": sorted(name for name, ids in found.items()),
         "channels_unavailable": channels.unavailable(),
+        "degraded": list(search.degraded),
         "candidates": {name: len(ids) for name, ids in sorted(found.items())} | {"fused": len(ranked)},
         "query_terms": relevance.counted_terms,
         "best_relevance": round(best, 3),
