@@ -49,3 +49,10 @@ def test_a_worker_dedicated_to_the_capture_queue_processes_batches(instance):
 
     wait_until(lambda: instance.query("SELECT count(*) FROM capture_conversationevent") == [(9,)],
                "the codex events stored", WORK_TIMEOUT, instance)  # fmt: skip
+
+
+def test_serve_starts_its_worker_on_the_capture_queue_too():
+    from continuity.management.commands.serve import worker_command
+
+    command = worker_command()
+    assert {"celery", "capture"} <= set(command[command.index("--queues") + 1].split(","))

@@ -162,8 +162,8 @@ def worker_command() -> list[str]:
         # Bigger deployments run dedicated workers with their own concurrency.
         "--pool", "solo",
         "--hostname", "continuity@%h",
-        # The default queue and the one embedding tasks are routed to (CELERY_TASK_ROUTES).
-        "--queues", "celery,embeddings",
+        # Every declared queue: the default, capture ingestion, embeddings.
+        "--queues", ",".join(queue.name for queue in settings.CELERY_TASK_QUEUES),
         "--loglevel", os.environ.get("CONTINUITY_LOG_LEVEL", "INFO"),
     ]  # fmt: skip
     if settings.CONTINUITY_PROFILE == "lite":
