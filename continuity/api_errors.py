@@ -18,7 +18,13 @@ from ninja import NinjaAPI, Schema
 from ninja.errors import AuthenticationError, HttpError, ValidationError
 
 from continuity.auth import REALM, www_authenticate
-from continuity.errors import CODE_FOR_STATUS, ErrorCode, ServiceError
+from continuity.errors import (
+    CODE_FOR_STATUS,
+    UNAVAILABLE_RETRY_AFTER,
+    ErrorCode,
+    ServiceError,
+    unavailable_error,
+)
 from continuity.ratelimit import retry_after_of
 
 logger = logging.getLogger(__name__)
@@ -165,6 +171,11 @@ def install_error_handlers(api: NinjaAPI) -> None:
 
     @api.exception_handler(Exception)
     def on_unexpected(request: HttpRequest, exc: Exception) -> HttpResponse:
+        if unavailable := unavailable_error(exc):
+            logger.warning("database unavailable in %s %s: %s", request.method, request.path, exc)
+            response = service_error_response(unavailable)
+            response["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER)
+            return response
         # Logged with its traceback; the client learns only that it was our fault.
         logger.exception("unexpected error in %s %s", request.method, request.path)
         return status_error_response(500)

@@ -83,3 +83,19 @@ def not_found(what: str = "memory") -> ServiceError:
 
 def forbidden(message: str) -> ServiceError:
     return ServiceError(ErrorCode.FORBIDDEN, message)
+
+
+# Seconds a client is told to wait when the database cannot be reached.
+UNAVAILABLE_RETRY_AFTER = 5
+
+
+def unavailable_error(exc: BaseException) -> ServiceError | None:
+    """The UNAVAILABLE error for a database that cannot be reached, or None for any other
+    exception. Connection failures and a broken connection surface as OperationalError or
+    InterfaceError; Django reconnects on the next request, so the service recovers on its
+    own when the database returns."""
+    from django.db import InterfaceError, OperationalError
+
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        return ServiceError(ErrorCode.UNAVAILABLE, "The database is unavailable; try again shortly.")
+    return None

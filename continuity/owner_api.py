@@ -33,7 +33,15 @@ from rest_framework.utils.urls import replace_query_param
 from rest_framework.views import set_rollback
 
 from continuity.actors import Actor
-from continuity.errors import CODE_FOR_STATUS, ErrorCode, ServiceError, not_found, validation_error
+from continuity.errors import (
+    CODE_FOR_STATUS,
+    UNAVAILABLE_RETRY_AFTER,
+    ErrorCode,
+    ServiceError,
+    not_found,
+    unavailable_error,
+    validation_error,
+)
 from continuity.models import PersonalAccessToken, Scope
 from continuity.tokens import MAX_EXPIRY_DAYS, token_create, token_revoke
 
@@ -100,6 +108,8 @@ def _error_of(exc) -> tuple[int, dict, dict]:
     """(status, envelope, headers) for any exception DRF hands the handler."""
     if isinstance(exc, ServiceError):
         return exc.http_status, exc.as_envelope(), {}
+    if unavailable := unavailable_error(exc):
+        return unavailable.http_status, unavailable.as_envelope(), {"Retry-After": str(UNAVAILABLE_RETRY_AFTER)}
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

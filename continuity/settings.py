@@ -58,6 +58,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last: its process_exception sees a view's database outage first (continuity/middleware.py).
+    "continuity.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "continuity.urls"

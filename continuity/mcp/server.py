@@ -25,9 +25,10 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import ValidationError
 from starlette.applications import Starlette
+from starlette.responses import JSONResponse
 
 from continuity.auth import actor_from_authorization
-from continuity.errors import ErrorCode, ServiceError
+from continuity.errors import UNAVAILABLE_RETRY_AFTER, ErrorCode, ServiceError, unavailable_error
 from continuity.mcp import handoff_tools, tools
 from continuity.mcp.calls import Caller, current_caller, error_result
 from continuity.models import PersonalAccessToken
@@ -233,10 +234,25 @@ def transport_security() -> TransportSecuritySettings:
 def http_app() -> Starlette:
     """The Starlette app serving /mcp. Its lifespan runs the SDK's session manager, which
     even stateless requests need: the ASGI dispatcher must forward lifespan to it."""
-    return build_server().streamable_http_app(
+    app = build_server().streamable_http_app(
         streamable_http_path=MCP_PATH,
         stateless_http=True,
         json_response=True,
         transport_security=transport_security(),
         max_request_body_size=MAX_REQUEST_BYTES,
+    )
+    # Starlette hands an `Exception` handler to its outermost error middleware, which also
+    # sees failures of the SDK's authentication middleware (the token lookup).
+    app.add_exception_handler(Exception, _server_error)
+    return app
+
+
+async def _server_error(request, exc: Exception) -> JSONResponse:
+    if unavailable := unavailable_error(exc):
+        return JSONResponse(
+            unavailable.as_envelope(), status_code=503, headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER)}
+        )
+    return JSONResponse(
+        ServiceError(ErrorCode.INTERNAL_ERROR, "Continuity failed to complete this request.").as_envelope(),
+        status_code=500,
     )
