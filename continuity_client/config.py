@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 
@@ -61,9 +60,10 @@ def load() -> dict:
 
 def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
     """Write to a temporary file beside `path`, then rename: a reader never sees half a file,
-    and a crash leaves the old one."""
+    and a crash leaves the old one. (Not `tempfile`: a hook should not pay for importing it.)"""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    temporary = f"{path.parent}/.{path.name}.{os.getpid()}.{time.monotonic_ns()}.tmp"
+    handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
             file.write(text)
@@ -74,13 +74,6 @@ def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
     except BaseException:
         with_suppressed_unlink(temporary)
         raise
-
-
-def with_suppressed_unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        return
 
 
 def log(message: str) -> None:

@@ -15,7 +15,6 @@ Prompt hooks ask the server for the memory block of the prompt and print it as
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -123,6 +122,8 @@ def _error_of(reply: http.Reply) -> str:
 
 
 def watermark_path(source: str, session_id: str) -> Path:
+    import hashlib  # only the Stop hooks need it
+
     digest = hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:24]
     return config.state_dir() / "watermarks" / f"{source}-{digest}.json"
 
