@@ -8,10 +8,10 @@ are never injected, even for a token that may read them: a prompt hook runs unat
 
 Scope is global plus the one project of the workspace (never another project, never task or
 agent notes), and a token restricted to some projects may not ask for others (FORBIDDEN).
-Ranking is recall's (`memories.retrieval`) with the prompt as the query; weak matches are
-left out, and when nothing matches, the owner's core (locked, then confirmed, global
-memories) is offered instead. At most MAX_ITEMS memories and TOKEN_BUDGET estimated tokens,
-whole lines only, deterministic for a given store and prompt.
+Ranking is recall's (`memories.retrieval`, lexical channels) with the prompt as the query;
+weak matches are left out, and when nothing matches, the owner's core (locked, then
+confirmed, global memories) is offered instead. At most MAX_ITEMS memories and TOKEN_BUDGET
+estimated tokens, whole lines only, deterministic for a given store and prompt.
 
 The server-side time budget (settings.CONTINUITY_INJECT_BUDGET_MS) is checked after each
 step: a call that overran returns nothing with reason `time_budget` rather than an error or
@@ -115,7 +115,9 @@ def _matches(actor: Actor, prompt: str, project_key: str | None) -> list[Memory]
     query = " ".join(prompt.split())[:MAX_QUERY_CHARS].strip()
     if not query:
         return []
-    ranking = rank(actor, parse_request(actor, query, None, project_key, None, None))
+    # Lexical channels only: embedding the prompt is a model pass that alone can exceed the
+    # whole time budget on a small machine (bench/prompt_hook_latency.py shows the cost).
+    ranking = rank(actor, parse_request(actor, query, None, project_key, None, None), with_semantic=False)
     return [
         item.memory
         for item in ranking.ranked

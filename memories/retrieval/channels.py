@@ -123,8 +123,8 @@ def unavailable() -> list[str]:
     return [] if _semantic else ["semantic"]
 
 
-def run_all(search: SearchContext) -> dict[str, list]:
-    semantic, finish = _semantic, None
+def run_all(search: SearchContext, *, with_semantic: bool = True) -> dict[str, list]:
+    semantic, finish = (_semantic if with_semantic else None), None
     if semantic is not None and hasattr(semantic, "start"):
         try:
             finish = semantic.start(search)

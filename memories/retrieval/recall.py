@@ -176,7 +176,15 @@ def in_scope(actor: Actor, request: RecallRequest, memory: Memory) -> bool:
     )
 
 
-def rank(actor: Actor, request: RecallRequest, depth: int = channels.CANDIDATES_PER_CHANNEL) -> Ranking:
+def rank(
+    actor: Actor,
+    request: RecallRequest,
+    depth: int = channels.CANDIDATES_PER_CHANNEL,
+    *,
+    with_semantic: bool = True,
+) -> Ranking:
+    """Every candidate in scope, ranked. `with_semantic=False` leaves the semantic channel
+    out, for callers on a tight time budget (a prompt waits for injection)."""
     scoped = scoped_memories(actor, request)
     visibilities = [Visibility.SHARED, Visibility.PRIVATE] if actor.can_read_private else [Visibility.SHARED]
     search = channels.query_context(
@@ -196,7 +204,7 @@ def rank(actor: Actor, request: RecallRequest, depth: int = channels.CANDIDATES_
             for visibility in visibilities
         ],
     )
-    found = channels.run_all(search)
+    found = channels.run_all(search, with_semantic=with_semantic)
 
     fused: dict = {}
     for channel_name, ids in found.items():

@@ -208,3 +208,24 @@ def test_a_token_without_read_scope_is_refused(make_token):
 
     with raises(ErrorCode.FORBIDDEN):
         inject(actor=writer, prompt="anything")
+
+
+def test_injection_ranks_without_waiting_for_the_semantic_channel(owner_actor, agent_actor):
+    from memories.retrieval import channels, recall
+
+    consulted = []
+
+    def semantic(search):
+        consulted.append(search.queries)
+        return []
+
+    previous = channels._semantic
+    channels.register_semantic_channel(semantic)
+    try:
+        remember(owner_actor, "Deploy the shop with Kubernetes.")
+        inject(actor=agent_actor, prompt="deploy the shop")
+        recall(actor=agent_actor, query="deploy the shop")
+    finally:
+        channels.register_semantic_channel(previous)
+
+    assert consulted == [("deploy the shop",)]  # recall's call only
