@@ -273,6 +273,10 @@ CASES = [
     ("capture batch: without capture:write", "get", "capture/batches/{missing}", None, "read_only", 403, "FORBIDDEN"),
     ("capture thread: unknown", "get", "capture/threads/{source}/{thread_id}", None, "agent", 404, "NOT_FOUND"),
     ("capture thread: unknown source", "get", "capture/threads/trae/{thread_id}", None, "agent", 400, "VALIDATION_ERROR"),
+    # --- inject ---
+    ("inject: missing prompt", "post", "inject", {"project_key": PROJECT}, "agent", 400, "VALIDATION_ERROR"),
+    ("inject: extra field", "post", "inject", {"prompt": "deploy?", "user": "root"}, "agent", 400, "VALIDATION_ERROR"),
+    ("inject: no token", "post", "inject", {"prompt": "deploy?"}, "none", 401, "UNAUTHORIZED"),
     # --- capabilities ---
     ("capabilities: no token", "get", "capabilities", None, "none", 401, "UNAUTHORIZED"),
     ("capabilities: expired token", "get", "capabilities", None, "expired", 401, "UNAUTHORIZED"),
