@@ -1,7 +1,9 @@
 """How well recall answers an agent's needs: quality figures on a fabricated corpus.
 
     .venv/bin/python bench/retrieval_eval.py [--verbose] [--json PATH|-] [--category NAME ...]
-                                             [--sweep] [--holdout | --queries PATH]
+                                             [--sweep] [--holdout | --queries PATH] [--lexical]
+    .venv/bin/python bench/retrieval_eval.py --compare      (lexical-only vs hybrid, per category)
+    .venv/bin/python bench/retrieval_eval.py --calibrate 0.85:0.84,0.85:0.06,0.08
 
 Sets up a scratch database (SQLite in a temporary data directory; the PostgreSQL in
 DATABASE_URL + REDIS_URL when they are set, into a scratch database it creates and drops),
@@ -24,6 +26,12 @@ reported, not enforced). `--verbose` lists every failing query; `--json` writes 
 query's results with scores, relevance and the recall receipt; `--sweep` prints what
 abstention and false abstention would be at each abstention floor (from the receipt's
 `best_relevance`).
+
+The corpus is embedded (back-filled) before the queries run, so recall is hybrid as in
+production; `--lexical` leaves it unembedded. `--compare` measures the lexical channels
+alone and what the glossary, alt_queries, bilingual hints and the semantic channel each
+add, per category, with queries_crosslang.jsonl added (bench/eval_modes.py);
+`--calibrate` sweeps the semantic similarity calibration (docs/semantic.md).
 """
 
 from __future__ import annotations
@@ -370,10 +378,17 @@ def verdicts(overall: dict) -> list[tuple[str, object, str, bool]]:
     return checks
 
 
-def evaluate(owner, corpus: list[dict], queries: list[dict]) -> tuple[dict, list[Outcome]]:
-    """Load the corpus for `owner` and score every query: (summary, outcomes)."""
+def evaluate(
+    owner, corpus: list[dict], queries: list[dict], embed: bool = False
+) -> tuple[dict, list[Outcome]]:
+    """Load the corpus for `owner` and score every query: (summary, outcomes). With
+    `embed`, vectors are back-filled before the queries, so recall is hybrid."""
     actors = make_actors(owner, agents_named(corpus, queries))
     ids = load_corpus(owner, corpus, actors)
+    if embed:
+        from memories.embeddings.vectors import backfill
+
+        backfill(owner=owner, batch=64)
     runs = run_queries(queries, actors, ids)
     statuses, heads = expected_statuses(corpus), successors(corpus)
     outcomes = [score_query(query, run, statuses, heads) for query, run in zip(queries, runs)]
@@ -556,6 +571,10 @@ def main() -> int:
         help="sweep the semantic similarity calibration, e.g. 0.78:0.82,0.85:0.04,0.08 "
         "(candidate floor : floors : ceiling minus floor); prints abstention and recall",
     )  # fmt: skip
+    parser.add_argument(
+        "--lexical", action="store_true",
+        help="do not embed the corpus: recall runs on its lexical channels only",
+    )  # fmt: skip
     args = parser.parse_args()
 
     corpus, queries = read_fixtures(HOLDOUT_PATH if args.holdout else args.queries)
@@ -595,7 +614,7 @@ def main() -> int:
                 eval_modes.print_comparison(summaries)
                 return 1 if any(s["overall"]["scope_leaks"] for s in summaries.values()) else 0
             owner = get_user_model().objects.create_user("eval-owner")
-            summary, outcomes = evaluate(owner, corpus, queries)
+            summary, outcomes = evaluate(owner, corpus, queries, embed=not args.lexical)
             database = connection.vendor
         finally:
             teardown_databases(old_config, verbosity=0)
