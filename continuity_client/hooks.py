@@ -47,7 +47,9 @@ def run(name: str, stdin=None, stdout=None, started: float | None = None) -> int
     watchdog.daemon = True
     watchdog.start()
     try:
-        payload = json.loads((stdin or sys.stdin).read() or "{}")
+        # Bytes, decoded as UTF-8 whatever the locale: prompts are often not ASCII.
+        raw = (stdin or sys.stdin.buffer).read()
+        payload = json.loads((raw.decode("utf-8") if isinstance(raw, bytes) else raw) or "{}")
         if not isinstance(payload, dict):
             raise ValueError("hook input is not a JSON object")
         source, agent, event = AGENTS[name]
@@ -59,8 +61,8 @@ def run(name: str, stdin=None, stdout=None, started: float | None = None) -> int
         else:
             output = _inject(payload, agent, event, settings, deadline)
             if output:
-                out = stdout or sys.stdout
-                out.write(output)
+                out = stdout or sys.stdout.buffer
+                out.write(output.encode("utf-8"))
                 out.flush()
     except Exception as error:  # fail open: whatever went wrong, the agent carries on
         config.log(f"{name}: {type(error).__name__}: {error}")

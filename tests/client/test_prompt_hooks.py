@@ -97,3 +97,14 @@ def test_a_server_that_never_answers_is_abandoned_within_the_hard_timeout(home, 
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
     assert run.seconds < 1.5
     assert "claude-prompt:" in hook_log(home)
+
+
+def test_chinese_prompts_and_memories_pass_whatever_the_locale(server, home, shop_checkout, owner_actor):
+    url, token = server
+    remember(owner_actor, "支付服务部署在杭州区域。", scope_type="project", scope_key=SHOP)
+
+    run = continuity(home, "hook", "claude-prompt", stdin=prompt_payload(shop_checkout, "支付服务部署在哪里？"),
+                     CONTINUITY_URL=url, CONTINUITY_TOKEN=token, LC_ALL="C", PYTHONIOENCODING="ascii")  # fmt: skip
+
+    assert run.returncode == 0 and run.stdout, hook_log(home)
+    assert "支付服务部署在杭州区域。" in json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
