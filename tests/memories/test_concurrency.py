@@ -99,3 +99,20 @@ def test_concurrent_replays_of_one_idempotency_key_write_once(agent_actor):
     assert [o for o in outcomes if isinstance(o, Exception)] == []
     assert all(o == outcomes[0] for o in outcomes), {repr(o) for o in outcomes}
     assert Memory.objects.count() == 1
+
+
+def test_concurrent_writers_on_different_keys_all_land_once(agent_actor):
+    def write_keys(index):
+        return [
+            remember(agent_actor, content=f"Service {index} listens on port {8000 + step}", kind="fact",
+                     key=f"service-{index}-port-{step}")
+            for step in range(5)
+        ]  # fmt: skip
+
+    outcomes = run_in_threads(write_keys)
+    assert [o for o in outcomes if isinstance(o, Exception)] == []
+    receipts = [receipt for batch in outcomes for receipt in batch]
+    assert len({receipt.id for receipt in receipts}) == THREADS * 5
+    assert all(receipt.evolution["action"] == "created" for receipt in receipts)
+    assert Memory.objects.filter(status="active").count() == THREADS * 5
+    assert MemoryEvent.objects.count() == THREADS * 5
