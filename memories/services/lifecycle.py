@@ -232,8 +232,13 @@ def memory_supersede(*, actor: Actor, memory_id, superseded_by, reason: str | No
         raise validation_error("Both memories must be live (active or disputed).", field="superseded_by")
     supersede(actor, memory, successor=successor, reason=reason)
     if successor.supersedes_id is None:
+        # The successor continues the replaced memory's line: its next version.
         successor.supersedes = memory
-        save_changes(successor, "supersedes")
+        fields = ["supersedes"]
+        if successor.version == 1:
+            successor.version = memory.version + 1
+            fields.append("version")
+        save_changes(successor, *fields)
     return memory
 
 

@@ -85,6 +85,7 @@ def test_approving_replacing_supersedes_the_named_memory_with_the_new_one(owner_
     decided = candidate_approve(actor=owner_actor, candidate_id=candidate.pk, replace=True)
     new = Memory.objects.get(pk=decided.memory_id)
     assert str(new.supersedes_id) == str(old) and new.status == "active"
+    assert new.version == 2  # the next version of the memory it replaces
     assert Memory.objects.get(pk=old).status == "superseded"
     assert MemoryLink.objects.filter(from_memory=new, to_memory_id=old, relation="supersedes").exists()
 
