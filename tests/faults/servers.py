@@ -184,12 +184,17 @@ class Continuity:
         except httpx.TransportError:
             return False
 
-    def start_worker(self, *queues: str) -> tuple[subprocess.Popen, Path]:
+    def start_worker(self, *queues: str, beat: bool = False) -> tuple[subprocess.Popen, Path]:
+        """A solo worker (a new name each time); with `beat`, the periodic jobs too."""
+        number = len(self.processes)
         command = [sys.executable, "-m", "celery", "-A", "continuity", "worker", "--pool", "solo",
-                   "--loglevel", "info", "--without-gossip", "--without-mingle", "-n", f"faults-{self.port}@%h"]  # fmt: skip
+                   "--loglevel", "info", "--without-gossip", "--without-mingle",
+                   "-n", f"faults-{self.port}-{number}@%h"]  # fmt: skip
         if queues:
             command += ["-Q", ",".join(queues)]
-        process, log = self._spawn("worker", command)
+        if beat:
+            command += ["-B", "-s", str(self.folder / f"beat-schedule-{number}")]
+        process, log = self._spawn(f"worker-{number}", command)
         wait_for(lambda: b"ready." in log.read_bytes(), "celery worker", process=process, log=log)
         return process, log
 
