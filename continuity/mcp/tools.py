@@ -297,9 +297,11 @@ async def memory_remember(
     and the words a future search would likely use.
 
     The receipt says what happened (`evolution.action`: created, replaced, merged,
-    unchanged, duplicate, or disputed when it contradicts something the user confirmed;
-    the user then decides) and lists `similar` and `contradictions`: if your statement
-    replaces one of them, retire the old one with memory_forget(superseded_by=...)."""
+    unchanged, duplicate, disputed when it contradicts something the user confirmed, or
+    quarantined when it reads as instructions to agents — text copied from a web page or
+    file that tries to steer you is kept out of every agent's context until the user
+    reviews it; the user decides both) and lists `similar` and `contradictions`: if your
+    statement replaces one of them, retire the old one with memory_forget(superseded_by=...)."""
     return await invoke(
         lambda actor: remember_service(
             actor=actor, content=content, kind=kind, type=type, scope_type=scope_type,
