@@ -61,13 +61,18 @@ def _evidence_item(proposal, *, agent_name: str) -> dict:
     }
 
 
-def _merge(candidate: Candidate, proposal, item: dict, agent_name: str) -> None:
+def _merge(candidate: Candidate, pairs: list[tuple], agent_name: str) -> None:
+    """Merge (proposal, evidence item) pairs into the candidate with one save."""
     known = {(entry.get("event_id"), entry.get("sentence")) for entry in candidate.evidence}
-    if (item["event_id"], item["sentence"]) not in known and len(candidate.evidence) < MAX_EVIDENCE:
-        candidate.evidence = [*candidate.evidence, item]
+    evidence = list(candidate.evidence)
+    for proposal, item in pairs:
+        if (item["event_id"], item["sentence"]) not in known and len(evidence) < MAX_EVIDENCE:
+            evidence.append(item)
+            known.add((item["event_id"], item["sentence"]))
+        candidate.confidence = max(candidate.confidence, proposal.confidence)
+    candidate.evidence = evidence
     if agent_name and agent_name not in candidate.agents:
         candidate.agents = [*candidate.agents, agent_name]
-    candidate.confidence = max(candidate.confidence, proposal.confidence)
     candidate.updated_at = timezone.now()
     candidate.save(update_fields=["evidence", "agents", "confidence", "updated_at"])
 
@@ -97,37 +102,40 @@ def candidates_propose(*, thread, proposals: list, agent_name: str) -> int:
             "fingerprint", flat=True
         )
     )
-    touched = 0
+    # A batch often repeats a statement: one lookup and one write per fingerprint.
+    grouped: dict[str, list[tuple]] = {}
     for proposal in proposals:
         fingerprint = proposal.fingerprint
         if fingerprint in rejected or fingerprint in known:
             continue
         if patterns and never_remember_hit(patterns, proposal.content, proposal.sentence):
             continue
-        item = _evidence_item(proposal, agent_name=agent_name)
+        grouped.setdefault(fingerprint, []).append((proposal, _evidence_item(proposal, agent_name=agent_name)))
+    for fingerprint, pairs in grouped.items():
         candidate = _pending(owner.pk, fingerprint)
         if candidate is None:
-            candidate = _create(owner, proposal, fingerprint, item, agent_name)
-        if candidate is not None:
-            _merge(candidate, proposal, item, agent_name)
-        touched += 1
-    return touched
+            candidate, created = _create(owner, *pairs[0], fingerprint, agent_name)
+            if created:
+                pairs = pairs[1:]
+        if candidate is not None and pairs:  # None: the racing candidate was decided meanwhile
+            _merge(candidate, pairs, agent_name)
+    return sum(len(pairs) for pairs in grouped.values())
 
 
-def _create(owner, proposal, fingerprint: str, item: dict, agent_name: str) -> Candidate | None:
-    """A new pending candidate, or the one a concurrent batch created first (returned so
-    the caller merges into it)."""
+def _create(owner, proposal, item: dict, fingerprint: str, agent_name: str) -> tuple[Candidate, bool]:
+    """(a new pending candidate, True), or (the one a concurrent batch created first, False)
+    for the caller to merge into."""
     replaces = closest_memory(
         owner, content=proposal.content, scope_type=proposal.scope_type, scope_key=proposal.scope_key
     )
     try:
         with transaction.atomic():
-            Candidate.objects.create(
+            candidate = Candidate.objects.create(
                 owner=owner, content=proposal.content, fingerprint=fingerprint, kind=proposal.kind,
                 scope_type=proposal.scope_type, scope_key=proposal.scope_key, rule=proposal.rule,
                 confidence=proposal.confidence, evidence=[item], agents=[agent_name] if agent_name else [],
                 replaces=replaces,
             )  # fmt: skip
-        return None
+        return candidate, True
     except IntegrityError:
-        return _pending(owner.pk, fingerprint)
+        return _pending(owner.pk, fingerprint), False
