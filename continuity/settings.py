@@ -273,7 +273,10 @@ CONTINUITY_EMBEDDINGS_API_KEY = os.environ.get("CONTINUITY_EMBEDDINGS_API_KEY", 
 CONTINUITY_SEMANTIC_CALIBRATION = os.environ.get("CONTINUITY_SEMANTIC_CALIBRATION", "")
 # Embedding is slow next to everything else a worker does: its own queue, so a team
 # deployment can give it dedicated workers (serve's worker consumes both).
-CELERY_TASK_ROUTES = {"memories.embed_memories": {"queue": "embeddings"}}
+CELERY_TASK_ROUTES = {
+    "memories.embed_memories": {"queue": "embeddings"},
+    "memories.backfill_embeddings": {"queue": "embeddings"},
+}
 # --- end Semantic recall ----------------------------------------------------------------------
 
 # Memory rules that operators may tune.

@@ -44,6 +44,18 @@ def embed_memories(memory_ids: list[str]) -> int:
     return embed(memory_ids=memory_ids)
 
 
+@shared_task(name="memories.backfill_embeddings", ignore_result=True, acks_late=True)
+def backfill_embeddings(owner_id: int) -> int:
+    """Embed every memory of this owner that lacks a current vector (routed to the
+    `embeddings` queue; started from the dashboard). Idempotent and resumable."""
+    from django.contrib.auth import get_user_model
+
+    from memories.embeddings.vectors import backfill
+
+    owner = get_user_model().objects.filter(pk=owner_id).first()
+    return backfill(owner=owner) if owner is not None else 0
+
+
 @shared_task(name=COMPACTION_JOB.name, **MAINTENANCE_TASK)
 def compaction(force: bool = False) -> dict:
     """Run memories.compaction once, recorded as a MaintenanceRun. Idempotent: merges and

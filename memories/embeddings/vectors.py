@@ -85,6 +85,23 @@ def embed_soon(memory_id) -> None:
     transaction.on_commit(send)
 
 
+def backfill_soon(owner) -> bool:
+    """Queue a back-fill of this owner's memories on the `embeddings` queue; False when
+    semantic recall is off or the broker cannot be reached (the caller says so)."""
+    from django.conf import settings
+
+    if settings.CONTINUITY_EMBEDDER in ("", "none"):
+        return False
+    from memories.tasks import backfill_embeddings
+
+    try:
+        backfill_embeddings.apply_async(args=[owner.pk], retry=False)
+    except Exception:  # noqa: BLE001 - reported to the owner, who can try again
+        log.warning("could not queue a back-fill for owner %s", owner.pk, exc_info=True)
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class EmbeddingStatus:
     model: str | None

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from continuity.errors import ErrorCode, ServiceError
 from continuity.maintenance.history import recent_runs
 from continuity.maintenance.retention import retention_window_set, retention_windows
+from memories.embeddings.vectors import backfill_soon, embedding_status
 from memories.views.common import owner_actor, raise_404_if_missing, tab_counts
 
 RUNS_SHOWN = 20
@@ -68,4 +69,34 @@ def retention_window(request: HttpRequest, rule: str) -> HttpResponse:
         context = _context(request, error=error, error_rule=rule, draft=raw, counts=tab_counts(request.user))
         return render(request, "dashboard/settings.html", context, status=status)
     messages.success(request, _("Retention window saved."))
+    return redirect("dashboard:settings")
+
+
+@login_required
+@require_GET
+def semantic_status(request: HttpRequest) -> HttpResponse:
+    """The owner's embedding progress, loaded after the page (it reads every memory's
+    text to compare hashes) and, after a back-fill was asked for (`poll`), polled by htmx
+    while work is left."""
+    status = embedding_status(request.user)
+    context = {"status": status, "left": status.stale + status.missing, "polling": request.GET.get("poll") == "1"}
+    return render(request, "dashboard/_semantic.html", context)
+
+
+@login_required
+@require_POST
+def semantic_backfill(request: HttpRequest) -> HttpResponse:
+    """Queue a back-fill of the signed-in owner's memories."""
+    if backfill_soon(request.user):
+        note, status = _("Back-fill queued: the worker embeds your memories in the background."), 202
+    else:
+        note, status = _("The back-fill could not be queued: semantic recall is off or the worker's broker is unreachable."), 503
+    if request.htmx:
+        current = embedding_status(request.user)
+        context = {"status": current, "left": current.stale + current.missing, "note": note, "polling": status == 202}
+        return render(request, "dashboard/_semantic.html", context, status=200)
+    if status == 202:
+        messages.info(request, note)
+    else:
+        messages.error(request, note)
     return redirect("dashboard:settings")
