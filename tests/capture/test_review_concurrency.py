@@ -14,32 +14,12 @@ from capture.services.review import candidate_approve, candidate_reject
 from continuity.errors import ErrorCode, ServiceError
 from memories.models import Memory
 
+from tests.threads import run_in_threads
+
 from .inbox_helpers import pending, propose
 
 pytestmark = pytest.mark.django_db(transaction=True)
 THREADS = 8
-
-
-def run_in_threads(count, work):
-    barrier = threading.Barrier(count)
-    outcomes: list = [None] * count
-
-    def target(index):
-        try:
-            barrier.wait()
-            outcomes[index] = work(index)
-        except Exception as error:  # collected and asserted on below
-            outcomes[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=target, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert not any(thread.is_alive() for thread in threads)
-    return outcomes
 
 
 def test_concurrent_approves_and_rejects_of_one_candidate_have_exactly_one_winner(owner_actor, owner):
@@ -51,7 +31,7 @@ def test_concurrent_approves_and_rejects_of_one_candidate_have_exactly_one_winne
             return candidate_reject(actor=owner_actor, candidate_id=candidate.pk).status
         return candidate_approve(actor=owner_actor, candidate_id=candidate.pk).status
 
-    outcomes = run_in_threads(THREADS, decide)
+    outcomes = run_in_threads(decide, THREADS)
     winners = [outcome for outcome in outcomes if isinstance(outcome, str)]
     losers = [outcome for outcome in outcomes if isinstance(outcome, Exception)]
     assert len(winners) == 1, outcomes

@@ -2,40 +2,15 @@
 merges lose no update. Runs on whichever database the suite targets (SQLite's IMMEDIATE
 transactions, PostgreSQL's row and advisory locks)."""
 
-import threading
-
 import pytest
-from django.db import connection
 
 from continuity.errors import ErrorCode, ServiceError
 from memories.models import Memory, MemoryEvent
 from tests.memories.helpers import remember
+from tests.threads import run_in_threads
 
 pytestmark = pytest.mark.django_db(transaction=True)
 THREADS = 20
-
-
-def run_in_threads(work):
-    """Start THREADS threads at once (a barrier) and collect what each returned or raised."""
-    barrier = threading.Barrier(THREADS)
-    outcomes: list = [None] * THREADS
-
-    def target(index):
-        try:
-            barrier.wait()
-            outcomes[index] = work(index)
-        except Exception as error:  # collected and asserted on by the caller
-            outcomes[index] = error
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=target, args=(i,)) for i in range(THREADS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert not any(thread.is_alive() for thread in threads)
-    return outcomes
 
 
 def test_twenty_compare_and_set_writers_give_one_winner_per_version(agent_actor):
