@@ -275,7 +275,7 @@ class KeysetPagination(BasePagination):
         raw = request.query_params.get("limit")
         if raw is None:
             return self.default_limit
-        if not raw.isdigit() or not 1 <= int(raw) <= self.max_limit:
+        if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= self.max_limit:
             raise validation_error(f"limit must be between 1 and {self.max_limit}.", field="limit")
         return int(raw)
 

@@ -321,7 +321,7 @@ class MemoryViewSet(OwnerViewSet):
         """Events of this memory and its earlier versions, newest first."""
         reject_unknown_params(request, {"limit", "cursor"})
         raw_limit = request.query_params.get("limit", "50")
-        if not raw_limit.isdigit():
+        if not (raw_limit.isascii() and raw_limit.isdigit()):
             raise validation_error(
                 f"limit must be between 1 and {HISTORY_MAX_LIMIT}.", field="limit"
             )

@@ -258,6 +258,8 @@ def rejection_forgive(*, actor: Actor, rejection_id) -> None:
 
 
 def _int_id(value) -> int:
-    if isinstance(value, bool) or not str(value).isdigit() or len(str(value)) > 18:
+    text = str(value)
+    # isdigit() alone admits "¹" and other digits int() refuses.
+    if isinstance(value, bool) or not (text.isascii() and text.isdigit()) or len(text) > 18:
         raise not_found("entry")
     return int(value)

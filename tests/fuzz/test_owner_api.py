@@ -95,3 +95,15 @@ def test_every_owner_route_answers_generated_input_without_a_server_error(signed
     if response.get("Content-Type", "").startswith("application/json"):
         assert_enveloped(response)
 
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("delete", "/api/owner/rejections/¹/"), ("delete", "/api/owner/never-remember/²/"),
+     ("get", "/api/owner/memories/?limit=¹"), ("get", "/api/owner/tokens/?limit=٣")],
+)  # fmt: skip
+def test_digits_that_are_not_ascii_are_refused_not_crashed_on(signed_in, method, path):
+    client, _ = signed_in
+    response = getattr(client, method)(path)
+    assert response.status_code in (400, 404), response.content
+    assert_enveloped(response)
