@@ -9,11 +9,19 @@ from __future__ import annotations
 import os
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from continuity.actors import Actor
 from continuity.tokens import token_create
 
 ALL_AGENT_SCOPES = ["memories:read", "memories:write", "capture:write", "handoff"]
+
+# Property and fuzz tests draw the same examples on every run, so a suite run is
+# reproducible and a red build always means a change did it. HYPOTHESIS_EXPLORE=1 draws
+# fresh examples instead, to hunt for new failures.
+hypothesis_settings.register_profile("repeatable", derandomize=True, database=None)
+hypothesis_settings.register_profile("explore")
+hypothesis_settings.load_profile("explore" if os.environ.get("HYPOTHESIS_EXPLORE") else "repeatable")
 
 
 def pytest_collection_modifyitems(config, items):
