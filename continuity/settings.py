@@ -48,6 +48,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Before anything reads input: PostgreSQL cannot store U+0000 (continuity/middleware.py).
+    "continuity.middleware.RejectNulMiddleware",
     # Static assets (admin, API docs, dashboard) are served by the app itself, no CDN.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -95,6 +95,16 @@ def _validation_failure(error: ValidationError) -> ServiceError:
     return ServiceError(ErrorCode.VALIDATION_ERROR, "Invalid arguments: " + "; ".join(parts), details)
 
 
+def _holds_nul(value: Any) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(item) for item in value)
+    return False
+
+
 class ContinuityMCP(MCPServer):
     """MCPServer that knows who is calling and renders every failure in the envelope.
 
@@ -134,6 +144,11 @@ class ContinuityMCP(MCPServer):
                         f"Unknown argument(s) for {name}: {', '.join(unknown)}.",
                         [{"field": field, "message": "unknown argument"} for field in unknown],
                     )
+                )
+            if _holds_nul(arguments):
+                # As the HTTP doors refuse it (continuity/middleware.py): U+0000 cannot be stored.
+                return error_result(
+                    ServiceError(ErrorCode.VALIDATION_ERROR, "The arguments contain a NUL character (U+0000).")
                 )
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
