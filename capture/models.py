@@ -18,7 +18,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from memories.models import Kind, MemoryType, ScopeType, Visibility
+from memories.models import Kind, MemoryType, ScopeType, Visibility, choice_check
 
 
 class Source(models.TextChoices):
@@ -60,10 +60,6 @@ class CandidateStatus(models.TextChoices):
     EXPIRED = "expired"
 
 
-def _choice_check(field: str, choices: type[models.TextChoices], name: str) -> models.CheckConstraint:
-    return models.CheckConstraint(condition=Q(**{f"{field}__in": choices.values}), name=name)
-
-
 class CaptureThread(models.Model):
     """One conversation (session) of one source, and how far it has been ingested.
 
@@ -92,7 +88,7 @@ class CaptureThread(models.Model):
     class Meta:
         ordering = ["-updated_at"]
         constraints = [
-            _choice_check("source", Source, "capture_thread_source_valid"),
+            choice_check("source", Source, "capture_thread_source_valid"),
             models.UniqueConstraint(
                 fields=["owner", "source", "external_id"], name="capture_thread_unique"
             ),
@@ -144,7 +140,7 @@ class CaptureBatch(models.Model):
             models.Index(fields=["status", "created_at"], name="capture_batch_status_idx"),
             models.Index(fields=["owner", "-created_at"], name="capture_batch_owner_idx"),
         ]
-        constraints = [_choice_check("status", BatchStatus, "capture_batch_status_valid")]
+        constraints = [choice_check("status", BatchStatus, "capture_batch_status_valid")]
 
 
 class ConversationEvent(models.Model):
@@ -184,8 +180,8 @@ class ConversationEvent(models.Model):
             models.Index(fields=["created_at"], name="capture_event_age_idx"),
         ]
         constraints = [
-            _choice_check("role", Role, "capture_event_role_valid"),
-            _choice_check("item_type", ItemType, "capture_event_item_type_valid"),
+            choice_check("role", Role, "capture_event_role_valid"),
+            choice_check("item_type", ItemType, "capture_event_item_type_valid"),
             models.UniqueConstraint(fields=["owner", "fingerprint"], name="capture_event_unique"),
         ]
 
@@ -238,8 +234,8 @@ class Candidate(models.Model):
             models.Index(fields=["status", "created_at"], name="candidate_age_idx"),
         ]
         constraints = [
-            _choice_check("status", CandidateStatus, "candidate_status_valid"),
-            _choice_check("kind", Kind, "candidate_kind_valid"),
+            choice_check("status", CandidateStatus, "candidate_status_valid"),
+            choice_check("kind", Kind, "candidate_kind_valid"),
             models.CheckConstraint(
                 condition=Q(confidence__gte=0) & Q(confidence__lte=1), name="candidate_confidence_range"
             ),

@@ -112,7 +112,8 @@ SEARCH_SOURCE_FIELDS = frozenset(
 )
 
 
-def _choice_check(field: str, choices: type[models.TextChoices], name: str) -> models.CheckConstraint:
+def choice_check(field: str, choices: type[models.TextChoices], name: str) -> models.CheckConstraint:
+    """A database check that `field` holds one of `choices` (shared by every app's models)."""
     return models.CheckConstraint(condition=Q(**{f"{field}__in": choices.values}), name=name)
 
 
@@ -187,13 +188,13 @@ class Memory(models.Model):
             models.Index(fields=["owner", "fingerprint"], name="mem_fingerprint_idx"),
         ]
         constraints = [
-            _choice_check("type", MemoryType, "memory_type_valid"),
-            _choice_check("kind", Kind, "memory_kind_valid"),
-            _choice_check("scope_type", ScopeType, "memory_scope_type_valid"),
-            _choice_check("trust", Trust, "memory_trust_valid"),
-            _choice_check("status", Status, "memory_status_valid"),
-            _choice_check("visibility", Visibility, "memory_visibility_valid"),
-            _choice_check("origin", Origin, "memory_origin_valid"),
+            choice_check("type", MemoryType, "memory_type_valid"),
+            choice_check("kind", Kind, "memory_kind_valid"),
+            choice_check("scope_type", ScopeType, "memory_scope_type_valid"),
+            choice_check("trust", Trust, "memory_trust_valid"),
+            choice_check("status", Status, "memory_status_valid"),
+            choice_check("visibility", Visibility, "memory_visibility_valid"),
+            choice_check("origin", Origin, "memory_origin_valid"),
             models.CheckConstraint(
                 condition=Q(confidence_basis="") | Q(confidence_basis__in=ConfidenceBasis.values),
                 name="memory_confidence_basis_valid",
@@ -295,7 +296,7 @@ class MemoryEvent(models.Model):
             models.Index(fields=["owner", "-created_at"], name="event_owner_recent_idx"),
             models.Index(fields=["owner", "event_type", "-created_at"], name="event_type_idx"),
         ]
-        constraints = [_choice_check("event_type", EventType, "event_type_valid")]
+        constraints = [choice_check("event_type", EventType, "event_type_valid")]
 
     def __str__(self) -> str:
         return f"{self.event_type} v{self.version} of {self.memory_id}"
@@ -321,7 +322,7 @@ class MemoryLink(models.Model):
     class Meta:
         ordering = ["-created_at"]
         constraints = [
-            _choice_check("relation", Relation, "link_relation_valid"),
+            choice_check("relation", Relation, "link_relation_valid"),
             models.CheckConstraint(
                 condition=(Q(to_memory__isnull=False) & Q(uri=""))
                 | (Q(to_memory__isnull=True) & ~Q(uri="")),
