@@ -151,7 +151,8 @@ class Memory(models.Model):
 
     version = models.PositiveIntegerField(default=1)
     supersedes = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="superseded_by"
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="superseded_by",
+        db_index=False,  # mem_supersedes_idx, partial
     )
     fingerprint = models.CharField(max_length=64)
 
@@ -186,6 +187,12 @@ class Memory(models.Model):
             # The partial unique index cannot serve lookups whose status is a bound
             # parameter (SQLite cannot prove it matches the index condition).
             models.Index(fields=["owner", "fingerprint"], name="mem_fingerprint_idx"),
+            # Most memories supersede nothing. A full index would be one NULL value shared by
+            # nearly every row, which SQLite's statistics (after ANALYZE) read as "matches
+            # everything" and then scan the table for a successor lookup.
+            models.Index(
+                fields=["supersedes"], condition=Q(supersedes__isnull=False), name="mem_supersedes_idx"
+            ),
         ]
         constraints = [
             choice_check("type", MemoryType, "memory_type_valid"),

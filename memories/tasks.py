@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from celery import shared_task
 from django.db.models import F
 from django.utils import timezone
@@ -22,12 +24,19 @@ COMPACTION_JOB = register_job(
 
 
 @shared_task(name="memories.record_access", ignore_result=True, acks_late=True)
-def record_access(memory_ids: list[str]) -> int:
-    """Count one read of each memory. Safe if a memory is gone; a retry may count a read
-    twice, which is acceptable for a usage statistic. Never touches updated_at, so ranking
-    and the full-text index are unaffected."""
-    return Memory.objects.filter(pk__in=memory_ids).update(
-        access_count=F("access_count") + 1, last_accessed_at=timezone.now()
+def record_access(counts: dict[str, int] | list[str]) -> int:
+    """Count reads: {memory id: reads} (a list of ids counts one read each). Safe if a
+    memory is gone; a retry may count a read twice, which is acceptable for a usage
+    statistic. Never touches updated_at, so ranking and the full-text index are unaffected."""
+    if isinstance(counts, list):
+        counts = dict(Counter(counts))
+    by_reads: dict[int, list[str]] = {}
+    for memory_id, reads in counts.items():
+        by_reads.setdefault(int(reads), []).append(memory_id)
+    now = timezone.now()
+    return sum(
+        Memory.objects.filter(pk__in=ids).update(access_count=F("access_count") + reads, last_accessed_at=now)
+        for reads, ids in by_reads.items()
     )
 
 

@@ -16,7 +16,6 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from django.db import transaction
 from django.db.models import QuerySet
 
 from continuity.actors import Actor
@@ -35,16 +34,22 @@ MAX_KEY_CANDIDATES = 20
 @dataclass(frozen=True)
 class SearchContext:
     """What every channel gets. A channel must return only ids inside `scoped` (the
-    caller's owner, scopes, visibility and searchable statuses)."""
+    caller's owner, scopes, visibility and searchable statuses); `admits` is the same rule
+    for a row already in hand."""
 
     actor: Actor
     queries: tuple[str, ...]
     scoped: QuerySet[Memory]
+    admits: Callable[[Memory], bool]
     scope_tokens: list[str]
     kind_tokens: list[str]
     units: tuple[Unit, ...]  # terms and concepts of all the query's phrasings
-    frequencies: dict[str, int]  # memories holding each term, across the index
     depth: int  # candidates each channel returns at most
+    # Memories holding each term, across the index: filled by run_all (while the semantic
+    # model embeds the query) for the single terms and, roughly, the other phrasings.
+    terms: tuple[str, ...] = ()
+    phrasings: tuple[str, ...] = ()
+    frequencies: dict[str, int] = field(default_factory=dict)
     # What the semantic channel needs and leaves behind: the caller's readable
     # (scope type, scope key, visibility) triples, each returned memory's similarity
     # calibrated to a relevance (0-1, comparable with lexical coverage), and why it could
@@ -54,16 +59,18 @@ class SearchContext:
     degraded: list[str] = field(default_factory=list)
 
 
-def query_context(*, actor, queries, scoped, scope_tokens, kind_tokens, depth, scopes=()) -> SearchContext:
+def query_context(*, actor, queries, scoped, admits, scope_tokens, kind_tokens, depth, scopes=()) -> SearchContext:
     units: dict[Unit, None] = {}
     for query in queries:
         units.update(dict.fromkeys(query_units(query)))
     singles = {single_term(unit) for unit in units} - {None}
     phrasings = {term for unit in units for alternative in unit for term in alternative} - singles
+    # Relevance asks whether the query's names (Kafka, SLA) occur anywhere.
+    names = {term for query in queries for term in named_terms(query)}
     return SearchContext(
-        actor=actor, queries=queries, scoped=scoped, scope_tokens=scope_tokens,
+        actor=actor, queries=queries, scoped=scoped, admits=admits, scope_tokens=scope_tokens,
         kind_tokens=kind_tokens, units=tuple(units), depth=depth, scopes=tuple(scopes),
-        frequencies=index.document_frequencies(sorted(singles), estimated=sorted(phrasings)),
+        terms=tuple(sorted(singles | names)), phrasings=tuple(sorted(phrasings - names)),
     )  # fmt: skip
 
 
@@ -132,6 +139,7 @@ def run_all(search: SearchContext, *, with_semantic: bool = True) -> dict[str, l
             log.exception("semantic channel failed; recall continues on lexical channels")
             search.degraded.append("semantic: channel failed")
             semantic = None
+    search.frequencies.update(index.document_frequencies(search.terms, estimated=search.phrasings))
     found = {name: channel(search) for name, channel in CHANNELS.items()}
     if semantic is not None:
         try:
@@ -227,20 +235,3 @@ class Words:
     def __init__(self, memory: Memory):
         self.exact = set(memory.search_body.split()) | set(memory.search_aux.split())
         self.ordered = sorted(self.exact)
-
-
-def record_access(memory_ids: list) -> None:
-    """Count the reads after the transaction, in the background, so recall stays fast."""
-    if not memory_ids:
-        return
-    from memories.tasks import record_access as task
-
-    ids = [str(memory_id) for memory_id in memory_ids]
-
-    def send():
-        try:
-            task.apply_async(args=[ids], retry=False)
-        except Exception:  # access counts are best effort; recall must not fail on them
-            log.warning("could not queue access counts for %d memories", len(ids), exc_info=True)
-
-    transaction.on_commit(send)

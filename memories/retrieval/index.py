@@ -25,6 +25,7 @@ PREFIX_MIN_CHARS = 4  # latin terms this long also match longer words: postgres 
 # A term in more memories than this is too common to rank by alone.
 COMMON_TERM_DOCS = 2000
 MIN_SELECTIVE_TERMS = 2
+MAX_COMPOUND_SELECT = 250  # SQLite refuses UNION chains of more than 500 branches
 
 
 def wants_prefix(term: str) -> bool:
@@ -50,26 +51,35 @@ def document_frequencies(terms, *, estimated=()) -> dict[str, int]:
     nothing on its own."""
     terms = list(dict.fromkeys(terms))
     estimated = [term for term in dict.fromkeys(estimated) if term not in terms]
-    if connection.vendor == "sqlite":
-        return {term: _fts5_frequency(term) for term in [*terms, *estimated]}
     if not terms and not estimated:
         return {}
+    if connection.vendor == "sqlite":
+        return _fts5_frequencies([*terms, *estimated])
     return _postgres_frequencies(terms, estimated)
 
 
-def _fts5_frequency(term: str) -> int:
-    with connection.cursor() as cursor:
+def _fts5_frequencies(terms: list[str]) -> dict[str, int]:
+    """From the index's vocabulary table (prefix terms: the range of words they begin),
+    one branch per term, in one round trip per (SQLite-bounded) compound query."""
+    counts: dict[str, int] = {}
+    for start in range(0, len(terms), MAX_COMPOUND_SELECT):
+        counts.update(_fts5_frequencies_of(terms[start : start + MAX_COMPOUND_SELECT]))
+    return counts
+
+
+def _fts5_frequencies_of(terms: list[str]) -> dict[str, int]:
+    branches, params = [], []
+    for position, term in enumerate(terms):
         if wants_prefix(term):
             upper = term[:-1] + chr(ord(term[-1]) + 1)
-            cursor.execute(
-                "SELECT coalesce(sum(doc), 0) FROM memories_search_vocab WHERE term >= %s AND term < %s",
-                [term, upper],
-            )
+            branches.append("SELECT %s, coalesce(sum(doc), 0) FROM memories_search_vocab WHERE term >= %s AND term < %s")
+            params += [position, term, upper]
         else:
-            cursor.execute(
-                "SELECT coalesce(sum(doc), 0) FROM memories_search_vocab WHERE term = %s", [term]
-            )
-        return cursor.fetchone()[0]
+            branches.append("SELECT %s, coalesce(sum(doc), 0) FROM memories_search_vocab WHERE term = %s")
+            params += [position, term]
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(branches), params)
+        return {terms[position]: count for position, count in cursor.fetchall()}
 
 
 def _postgres_frequencies(terms: list[str], estimated: list[str]) -> dict[str, int]:

@@ -17,6 +17,7 @@ from django.db.models import Q, QuerySet
 
 from continuity.actors import Actor
 from continuity.errors import forbidden, validation_error
+from memories.access import access_log
 from memories.models import SEARCHABLE_STATUSES, Kind, Memory, ScopeType, Status, Trust, Visibility
 from memories.retrieval import channels
 from memories.retrieval.analysis import kind_token, scope_token
@@ -166,6 +167,10 @@ def scoped_memories(actor: Actor, request: RecallRequest) -> QuerySet[Memory]:
     return queryset
 
 
+# What in_scope reads from a row (enough to load for a check).
+IN_SCOPE_FIELDS = ("id", "owner_id", "visibility", "scope_type", "scope_key", "status", "kind")
+
+
 def in_scope(actor: Actor, request: RecallRequest, memory: Memory) -> bool:
     """scoped_memories' rule for a row already in hand."""
     return (
@@ -192,6 +197,7 @@ def rank(
         actor=actor,
         queries=request.queries,
         scoped=scoped,
+        admits=lambda memory: in_scope(actor, request, memory),
         scope_tokens=[
             scope_token(actor.user.pk, scope_type, scope_key, visibility)
             for scope_type, scope_key in scopes_for(actor, request)
@@ -215,7 +221,7 @@ def rank(
     # the unique index, and the scope is checked again on the rows in hand.
     rows = {
         memory.pk: memory
-        for memory in Memory.objects.filter(pk__in=list(fused))
+        for memory in Memory.objects.filter(pk__in=list(fused)).order_by()
         if in_scope(actor, request, memory)
     }
     ranked = [RankedMemory(rows[pk], channels=hits) for pk, hits in fused.items() if pk in rows]
@@ -272,11 +278,12 @@ def _stand_in_successors(admits, ranked: list[RankedMemory]) -> list[RankedMemor
         if not waiting:
             break
         # Looked up by the supersedes index alone, then checked in hand: a combined filter
-        # lets the planner walk the owner's whole store instead.
+        # (or the model's default ordering, once SQLite has statistics) lets the planner
+        # walk the owner's whole store instead.
         successors = sorted(
             (
                 memory
-                for memory in Memory.objects.filter(supersedes_id__in=list(waiting))
+                for memory in Memory.objects.filter(supersedes_id__in=list(waiting)).order_by()
                 if memory.pk not in present and admits(memory)
             ),
             key=lambda memory: str(memory.pk),
@@ -364,5 +371,5 @@ def recall(
         if more
         else None
     )
-    channels.record_access([item.memory.pk for item in page])
+    access_log.add(item.memory.pk for item in page)
     return RecallResult(page, ranking.no_confident_match, next_cursor, ranking.receipt)
