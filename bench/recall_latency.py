@@ -14,8 +14,9 @@ kind of query, the 100k/1k p95 ratio and the process's peak memory (ru_maxrss).
 The store looks like one heavy user's: 10% global memories, the rest over `--projects`
 projects of which the first holds 40% of everything; half the queries ask in that big
 project, half in the others. English, Chinese and mixed statements with tags, some keys
-and retrieval hints; some memories superseded. PostgreSQL is ANALYZEd after each load
-(what autovacuum does in steady state); SQLite is left as the application leaves it.
+and retrieval hints; some memories superseded. Both backends are ANALYZEd after each load:
+PostgreSQL's autovacuum does it in steady state, and on SQLite it is what a user running
+ANALYZE or PRAGMA optimize gets; recall's query plans must hold either way.
 
 Targets: p95 ≤ 15 ms at 100k on SQLite, ≤ 25 ms on PostgreSQL, 100k/1k p95 ratio ≤ 3,
 peak memory ≤ 300 MB.

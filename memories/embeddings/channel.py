@@ -15,7 +15,7 @@ import numpy as np
 from memories.embeddings.embedders import EmbedderUnavailable, active_embedder
 from memories.embeddings.index import owner_index
 from memories.models import Memory
-from memories.retrieval.recall import IN_SCOPE_FIELDS
+from memories.retrieval.channels import IN_SCOPE_FIELDS
 
 # Cosine similarity of multilingual-e5-small is high even for unrelated text (0.72-0.80).
 # Calibrated on bench/retrieval_eval.py --calibrate (docs/semantic.md), three values:
@@ -34,7 +34,7 @@ CALIBRATION: dict[str, Calibration] = {
 DEFAULT_CALIBRATION: Calibration = (0.85, 0.85, 0.93)
 
 # The query is embedded on a worker thread while the lexical channels query the
-# database; the C engine and NumPy release the GIL, so the two overlap.
+# database; the C engine releases the GIL, so the two overlap.
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="semantic")
 
 
@@ -54,8 +54,9 @@ def calibrated(similarity: float, floor: float, ceiling: float) -> float:
 
 class SemanticChannel:
     def start(self, search):
-        """Look up the owner's index here (the database belongs to this thread), embed and
-        score on the pool; the callable returned finishes on this thread."""
+        """Embed the query on the pool while the lexical channels run on this thread; the
+        callable returned scores and confirms here, once they are done (scoring on the
+        pool instead would fight them for the interpreter lock, slab by slab)."""
         try:
             embedder = active_embedder()
         except EmbedderUnavailable:
@@ -63,23 +64,22 @@ class SemanticChannel:
             return lambda: []
         if embedder is None:
             return lambda: []
-        index = owner_index(search.actor.user.pk, embedder.name)
-        keys = list(search.scopes)
-        limit = 2 * search.depth  # room for candidates the scoped query turns away
-        candidate_floor, floor, ceiling = calibration(embedder.name)
-
-        def score():
-            queries = embedder.embed_queries(list(search.queries))
-            return index.nearest(queries, keys, limit)
-
-        pending = _pool.submit(score)
+        pending = _pool.submit(embedder.embed_queries, list(search.queries))
 
         def finish() -> list:
             try:
-                nearest = [(pk, cosine) for pk, cosine in pending.result() if cosine >= candidate_floor]
+                queries = pending.result()
             except EmbedderUnavailable:
                 search.degraded.append("semantic: model unavailable")
                 return []
+            candidate_floor, floor, ceiling = calibration(embedder.name)
+            index = owner_index(search.actor.user.pk, embedder.name)
+            limit = 2 * search.depth  # room for candidates the scope check turns away
+            nearest = [
+                (pk, cosine)
+                for pk, cosine in index.nearest(queries, list(search.scopes), limit)
+                if cosine >= candidate_floor
+            ]
             # By primary key alone, then checked in hand: with the scope conditions in the
             # same query the planner walks the scope index instead (~60 ms at 100k).
             rows = Memory.objects.filter(pk__in=[pk for pk, _ in nearest]).order_by().only(*IN_SCOPE_FIELDS)

@@ -15,6 +15,7 @@ import bisect
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from django.db.models import QuerySet
 
@@ -29,6 +30,8 @@ log = logging.getLogger(__name__)
 # How deep each channel looks by default; recall asks for less when its page is small.
 CANDIDATES_PER_CHANNEL = 100
 MAX_KEY_CANDIDATES = 20
+# What recall's scope rule (`admits`) reads from a row: enough to load for a check.
+IN_SCOPE_FIELDS = ("id", "owner_id", "visibility", "scope_type", "scope_key", "status", "kind")
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,7 @@ class SearchContext:
 
     actor: Actor
     queries: tuple[str, ...]
-    scoped: QuerySet[Memory]
+    scope_query: Callable[[], QuerySet[Memory]]
     admits: Callable[[Memory], bool]
     scope_tokens: list[str]
     kind_tokens: list[str]
@@ -58,8 +61,13 @@ class SearchContext:
     semantic_relevance: dict = field(default_factory=dict)
     degraded: list[str] = field(default_factory=list)
 
+    @cached_property
+    def scoped(self) -> QuerySet[Memory]:
+        """Built on first use: most searches on SQLite never need it."""
+        return self.scope_query()
 
-def query_context(*, actor, queries, scoped, admits, scope_tokens, kind_tokens, depth, scopes=()) -> SearchContext:
+
+def query_context(*, actor, queries, scope_query, admits, scope_tokens, kind_tokens, depth, scopes=()) -> SearchContext:
     units: dict[Unit, None] = {}
     for query in queries:
         units.update(dict.fromkeys(query_units(query)))
@@ -68,7 +76,7 @@ def query_context(*, actor, queries, scoped, admits, scope_tokens, kind_tokens, 
     # Relevance asks whether the query's names (Kafka, SLA) occur anywhere.
     names = {term for query in queries for term in named_terms(query)}
     return SearchContext(
-        actor=actor, queries=queries, scoped=scoped, admits=admits, scope_tokens=scope_tokens,
+        actor=actor, queries=queries, scope_query=scope_query, admits=admits, scope_tokens=scope_tokens,
         kind_tokens=kind_tokens, units=tuple(units), depth=depth, scopes=tuple(scopes),
         terms=tuple(sorted(singles | names)), phrasings=tuple(sorted(phrasings - names)),
     )  # fmt: skip
@@ -84,9 +92,14 @@ def key_channel(search: SearchContext) -> list:
         for word in query.split():
             candidates.setdefault(word.strip(".,;:!?\"'`()[]{}"))
     keys = [key for key in candidates if key][:MAX_KEY_CANDIDATES]
-    return list(
-        search.scoped.filter(key__in=keys).order_by("-updated_at", "pk").values_list("pk", flat=True)
+    # The owner's memories with those keys (few: a key's versions, in a few scopes), then
+    # the scope rule in hand.
+    rows = (
+        Memory.objects.filter(owner_id=search.actor.user.pk, key__in=keys)
+        .order_by("-updated_at", "pk")
+        .only(*IN_SCOPE_FIELDS)
     )
+    return [row.pk for row in rows if search.admits(row)]
 
 
 def _text_channel(column: str) -> Channel:

@@ -27,7 +27,7 @@ from memories.services.validation import MAX_SCOPE_KEY_CHARS, label
 RRF_K = 60
 MAX_LIMIT = 100
 DEFAULT_LIMIT = 20
-MIN_DEPTH = 40  # candidates per channel for pages of 20 or fewer
+MIN_DEPTH = 20  # candidates per channel for pages of 10 or fewer
 MAX_QUERY_CHARS = 1000
 MAX_ALT_QUERIES = 5
 # Recall answers "nothing I know is confidently about this" when the best candidate
@@ -167,10 +167,6 @@ def scoped_memories(actor: Actor, request: RecallRequest) -> QuerySet[Memory]:
     return queryset
 
 
-# What in_scope reads from a row (enough to load for a check).
-IN_SCOPE_FIELDS = ("id", "owner_id", "visibility", "scope_type", "scope_key", "status", "kind")
-
-
 def in_scope(actor: Actor, request: RecallRequest, memory: Memory) -> bool:
     """scoped_memories' rule for a row already in hand."""
     return (
@@ -190,13 +186,12 @@ def rank(
 ) -> Ranking:
     """Every candidate in scope, ranked. `with_semantic=False` leaves the semantic channel
     out, for callers on a tight time budget (a prompt waits for injection)."""
-    scoped = scoped_memories(actor, request)
     visibilities = [Visibility.SHARED, Visibility.PRIVATE] if actor.can_read_private else [Visibility.SHARED]
     search = channels.query_context(
         depth=depth,
         actor=actor,
         queries=request.queries,
-        scoped=scoped,
+        scope_query=lambda: scoped_memories(actor, request),
         admits=lambda memory: in_scope(actor, request, memory),
         scope_tokens=[
             scope_token(actor.user.pk, scope_type, scope_key, visibility)
