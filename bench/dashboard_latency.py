@@ -179,6 +179,9 @@ def main() -> int:
                         worst[name] = p95
                     print(f"{size:>9} {name:<22} {statistics.median(samples):>7.1f} {p95:>7.1f} {max(samples):>7.1f}")
         finally:
+            from memories.access import access_log
+
+            access_log.flush()  # pending read counts go to the scratch broker before it is removed
             teardown_databases(old_config, verbosity=0)
     finally:
         if made_data_dir:

@@ -347,6 +347,9 @@ def main() -> int:
                           f" {percentile(every, 0.95):>7.2f} {percentile(every, 0.99):>7.2f}"
                           f" {max(every):>7.2f} {by_kind} {peak_mb():>7.0f}")  # fmt: skip
         finally:
+            from memories.access import access_log
+
+            access_log.flush()  # pending read counts go to the scratch broker before it is removed
             teardown_databases(old_config, verbosity=0)
     finally:
         if made_data_dir:

@@ -617,6 +617,9 @@ def main() -> int:
             summary, outcomes = evaluate(owner, corpus, queries, embed=not args.lexical)
             database = connection.vendor
         finally:
+            from memories.access import access_log
+
+            access_log.flush()  # pending read counts go to the scratch broker before it is removed
             teardown_databases(old_config, verbosity=0)
     finally:
         if made_data_dir:
