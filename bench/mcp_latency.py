@@ -4,7 +4,8 @@
                                           [--mode legacy|2026-07-28]
 
 Seeds a scratch store with `--memories` memories (the same heavy-user corpus as
-recall_latency.py: 10% global, 20 projects, English/Chinese/mixed), starts uvicorn serving
+recall_latency.py: 10% global, 20 projects, English/Chinese/mixed; with semantic recall on,
+vectors for all of them, made as recall_latency.py makes them), starts uvicorn serving
 `continuity.asgi:application` on a free loopback port, and drives it with the official
 Python MCP client over Streamable HTTP with bearer tokens: first one client calling
 sequentially, then `--clients` clients at once (one token each, as separate agents would
@@ -119,6 +120,14 @@ def seed(memories: int, clients: int) -> tuple[str, list[str]]:
     corpus.load(owner, 0, memories, PROJECTS)
     corpus.analyze()
     print(f"seeded {memories} memories in {time.perf_counter() - started:.1f} s")
+    from django.conf import settings
+
+    if settings.CONTINUITY_EMBEDDER not in ("", "none"):
+        # As an instance whose back-fill is done: the semantic channel scores real rows.
+        real = min(memories, 1000)
+        rate = corpus.embed_for_real(owner, real)
+        corpus.add_vectors(owner, real, memories)
+        print(f"vectors for all {memories}: {real} embedded ({rate:.0f}/s), the rest derived from them")
 
     def issue(name: str) -> str:
         _, raw = token_create(
