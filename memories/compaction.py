@@ -21,8 +21,8 @@ What a run does, each step idempotent and bounded:
    archived, never deleted. Owner-trusted memories are left alone. Memories arriving
    late for a week already rolled up produce a new version of that week's summary.
 6. The full-text index: SQLite FTS5 'optimize' (merges segments, drops deleted terms);
-   PostgreSQL: ANALYZE, which refreshes the planner statistics recall reads term
-   frequencies from (GIN indexes need no rebuild).
+   PostgreSQL: the GIN indexes' pending lists merged into their trees, and ANALYZE, which
+   refreshes the planner statistics recall reads term frequencies from.
 """
 
 from __future__ import annotations
@@ -343,9 +343,9 @@ def _roll_up_week(owner_id, scope_key: str, week: str, visibility: str, pks: lis
 
 
 def optimize_index() -> dict:
+    search_index.compact()
     if connection.vendor == "sqlite":
-        search_index.compact()
         return {"vendor": "sqlite", "action": "fts5 optimize"}
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE memories_memory")
-    return {"vendor": connection.vendor, "action": "analyze"}
+    return {"vendor": connection.vendor, "action": "gin pending lists merged, analyze"}

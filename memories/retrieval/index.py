@@ -21,6 +21,7 @@ from memories.retrieval.concepts import Unit
 # Stored generated tsvector columns with GIN indexes (migration 0004), PostgreSQL only: the
 # model does not declare them, so only raw SQL here names them.
 PG_VECTORS = {"body": "search_body_vector", "aux": "search_aux_vector"}
+PG_INDEXES = ("memories_search_body_gin", "memories_search_aux_gin")
 PREFIX_MIN_CHARS = 4  # latin terms this long also match longer words: postgres → postgresql
 # A term in more memories than this is too common to rank by alone.
 COMMON_TERM_DOCS = 2000
@@ -217,8 +218,14 @@ def substring_search(*, scoped: QuerySet[Memory], needle: str, limit: int) -> li
 
 
 def compact() -> None:
-    """Rewrite the index so deleted memories leave nothing behind in it (SQLite keeps
-    deleted terms in its segments until a merge); PostgreSQL needs nothing here."""
-    if connection.vendor == "sqlite":
-        with connection.cursor() as cursor:
+    """Keep the index quick to read. SQLite: merge FTS5's segments (deleted memories leave
+    terms in them until then). PostgreSQL: move each GIN index's pending list into its tree:
+    with fastupdate, new entries wait in an unsorted list that every search scans until a
+    VACUUM gets to it (measured after loading 100k memories: 25-49 ms for one query against
+    1-9 ms once merged)."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "sqlite":
             cursor.execute("INSERT INTO memories_search (memories_search) VALUES ('optimize')")
+        else:
+            for name in PG_INDEXES:
+                cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [name])

@@ -122,7 +122,7 @@ def test_the_full_text_index_is_optimized(agent_actor, settings):
 
     report = run()
 
-    expected = {"sqlite": "fts5 optimize", "postgresql": "analyze"}
+    expected = {"sqlite": "fts5 optimize", "postgresql": "gin pending lists merged, analyze"}
     assert report["index"]["action"] == expected[report["index"]["vendor"]]
 
 
