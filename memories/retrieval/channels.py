@@ -53,6 +53,7 @@ class SearchContext:
     terms: tuple[str, ...] = ()
     phrasings: tuple[str, ...] = ()
     frequencies: dict[str, int] = field(default_factory=dict)
+    completions: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # What the semantic channel needs and leaves behind: the caller's readable
     # (scope type, scope key, visibility) triples, each returned memory's similarity
     # calibrated to a relevance (0-1, comparable with lexical coverage), and why it could
@@ -113,7 +114,7 @@ def _text_channel(column: str) -> Channel:
         return index.search(
             scoped=search.scoped, column=column, units=search.units, frequencies=search.frequencies,
             scope_tokens=search.scope_tokens, kind_tokens=search.kind_tokens,
-            limit=search.depth,
+            limit=search.depth, completions=search.completions,
         )  # fmt: skip
 
     return channel
@@ -152,7 +153,9 @@ def run_all(search: SearchContext, *, with_semantic: bool = True) -> dict[str, l
             log.exception("semantic channel failed; recall continues on lexical channels")
             search.degraded.append("semantic: channel failed")
             semantic = None
-    search.frequencies.update(index.document_frequencies(search.terms, estimated=search.phrasings))
+    known = index.vocabulary(search.terms, estimated=search.phrasings)
+    search.frequencies.update(known.frequencies)
+    search.completions.update(known.completions)
     found = {name: channel(search) for name, channel in CHANNELS.items()}
     if semantic is not None:
         try:

@@ -11,6 +11,8 @@ widens to any-term matching over the more selective terms when that finds too fe
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from django.db import connection
 from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
@@ -27,15 +29,23 @@ PREFIX_MIN_CHARS = 4  # latin terms this long also match longer words: postgres 
 COMMON_TERM_DOCS = 2000
 MIN_SELECTIVE_TERMS = 2
 MAX_COMPOUND_SELECT = 250  # SQLite refuses UNION chains of more than 500 branches
+MAX_SPELLED_OUT = 8  # a prefix beginning more words than this stays a prefix query
 
 
 def wants_prefix(term: str) -> bool:
     return term.isascii() and term.isalpha() and len(term) >= PREFIX_MIN_CHARS
 
 
-def _fts5_term(term: str) -> str:
-    quoted = '"' + term.replace('"', '""') + '"'
-    return quoted + "*" if wants_prefix(term) else quoted
+def _fts5_term(term: str, completions: dict[str, tuple[str, ...]]) -> str:
+    if term in completions:
+        # The words the prefix stands for, spelled out: FTS5 reads an OR of terms lazily,
+        # but builds a prefix's whole merged doclist before it can stop at a LIMIT.
+        return "(" + " OR ".join(_fts5_quoted(word) for word in completions[term]) + ")"
+    return _fts5_quoted(term) + "*" if wants_prefix(term) else _fts5_quoted(term)
+
+
+def _fts5_quoted(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
 
 
 def _ts_term(term: str) -> str:
@@ -43,9 +53,17 @@ def _ts_term(term: str) -> str:
     return quoted + ":*" if wants_prefix(term) else quoted
 
 
-def document_frequencies(terms, *, estimated=()) -> dict[str, int]:
-    """How many indexed memories hold each term (prefix terms: their longer words too),
-    across all owners: a statistic for choosing terms, never returned to callers.
+@dataclass(frozen=True)
+class Vocabulary:
+    """What the index knows of a query's terms: how many memories hold each (prefix terms:
+    their longer words too), and for a prefix term that begins few words, those words."""
+
+    frequencies: dict[str, int]
+    completions: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+def vocabulary(terms, *, estimated=()) -> Vocabulary:
+    """Statistics for choosing terms, across all owners, never returned to callers.
 
     `estimated` terms may be answered roughly (PostgreSQL: from planner statistics only,
     1 when unknown): they are the other phrasings of a concept, where presence decides
@@ -53,34 +71,41 @@ def document_frequencies(terms, *, estimated=()) -> dict[str, int]:
     terms = list(dict.fromkeys(terms))
     estimated = [term for term in dict.fromkeys(estimated) if term not in terms]
     if not terms and not estimated:
-        return {}
+        return Vocabulary({})
     if connection.vendor == "sqlite":
-        return _fts5_frequencies([*terms, *estimated])
-    return _postgres_frequencies(terms, estimated)
+        return _fts5_vocabulary([*terms, *estimated])
+    return Vocabulary(_postgres_frequencies(terms, estimated))
 
 
-def _fts5_frequencies(terms: list[str]) -> dict[str, int]:
-    """From the index's vocabulary table (prefix terms: the range of words they begin),
-    one branch per term, in one round trip per (SQLite-bounded) compound query."""
-    counts: dict[str, int] = {}
+def document_frequencies(terms, *, estimated=()) -> dict[str, int]:
+    return vocabulary(terms, estimated=estimated).frequencies
+
+
+def _fts5_vocabulary(terms: list[str]) -> Vocabulary:
+    """From the index's own vocabulary table (always current), one branch per term, in one
+    round trip per (SQLite-bounded) compound query."""
+    found = Vocabulary({})
     for start in range(0, len(terms), MAX_COMPOUND_SELECT):
-        counts.update(_fts5_frequencies_of(terms[start : start + MAX_COMPOUND_SELECT]))
-    return counts
-
-
-def _fts5_frequencies_of(terms: list[str]) -> dict[str, int]:
-    branches, params = [], []
-    for position, term in enumerate(terms):
-        if wants_prefix(term):
-            upper = term[:-1] + chr(ord(term[-1]) + 1)
-            branches.append("SELECT %s, coalesce(sum(doc), 0) FROM memories_search_vocab WHERE term >= %s AND term < %s")
-            params += [position, term, upper]
-        else:
-            branches.append("SELECT %s, coalesce(sum(doc), 0) FROM memories_search_vocab WHERE term = %s")
-            params += [position, term]
-    with connection.cursor() as cursor:
-        cursor.execute(" UNION ALL ".join(branches), params)
-        return {terms[position]: count for position, count in cursor.fetchall()}
+        part = terms[start : start + MAX_COMPOUND_SELECT]
+        branches, params = [], []
+        for position, term in enumerate(part):
+            if wants_prefix(term):
+                upper = term[:-1] + chr(ord(term[-1]) + 1)
+                branches.append(
+                    "SELECT %s, coalesce(sum(doc), 0), CASE WHEN count(*) <= %s THEN group_concat(term, ' ') END "
+                    "FROM memories_search_vocab WHERE term >= %s AND term < %s"
+                )
+                params += [position, MAX_SPELLED_OUT, term, upper]
+            else:
+                branches.append("SELECT %s, coalesce(sum(doc), 0), NULL FROM memories_search_vocab WHERE term = %s")
+                params += [position, term]
+        with connection.cursor() as cursor:
+            cursor.execute(" UNION ALL ".join(branches), params)
+            for position, count, words in cursor.fetchall():
+                found.frequencies[part[position]] = count
+                if words:
+                    found.completions[part[position]] = tuple(sorted(words.split(" ")))
+    return found
 
 
 def _postgres_frequencies(terms: list[str], estimated: list[str]) -> dict[str, int]:
@@ -142,6 +167,7 @@ def search(
     scope_tokens: list[str],
     kind_tokens: list[str],
     limit: int,
+    completions: dict[str, tuple[str, ...]] | None = None,
 ) -> list:
     """Ids of the scoped memories whose `column` matches the query, best first: memories
     with every known unit (term or concept), then memories with any selective one."""
@@ -154,11 +180,14 @@ def search(
     # Only common units: ranking all their matches costs time in proportion to the store
     # and tells little; the newest matches are the better bet.
     newest_first = not selective
-    found = _match(scoped, column, known, "AND", scope_tokens, kind_tokens, limit, newest_first)
+    completions = completions or {}
+    found = _match(scoped, column, known, "AND", scope_tokens, kind_tokens, limit, newest_first, completions)
     if len(found) < limit and len(known) > 1:
         selective = selective or by_rarity[:MIN_SELECTIVE_TERMS]
         seen = set(found)
-        widened = _match(scoped, column, selective, "OR", scope_tokens, kind_tokens, limit, newest_first)
+        widened = _match(
+            scoped, column, selective, "OR", scope_tokens, kind_tokens, limit, newest_first, completions
+        )
         for memory_id in widened:
             if memory_id not in seen:
                 found.append(memory_id)
@@ -166,8 +195,8 @@ def search(
     return found[:limit]
 
 
-def _fts5_unit(unit: Unit) -> str:
-    phrasings = [" AND ".join(_fts5_term(term) for term in alternative) for alternative in unit]
+def _fts5_unit(unit: Unit, completions: dict[str, tuple[str, ...]]) -> str:
+    phrasings = [" AND ".join(_fts5_term(term, completions) for term in alternative) for alternative in unit]
     return "(" + " OR ".join(f"({phrasing})" for phrasing in phrasings) + ")"
 
 
@@ -176,12 +205,12 @@ def _ts_unit(unit: Unit) -> str:
     return "(" + " | ".join(f"({phrasing})" for phrasing in phrasings) + ")"
 
 
-def _match(scoped, column, units, operator, scope_tokens, kind_tokens, limit, newest_first) -> list:
+def _match(scoped, column, units, operator, scope_tokens, kind_tokens, limit, newest_first, completions) -> list:
     if connection.vendor == "sqlite":
         # The scope tokens make FTS5 intersect with the caller's owner, scopes and
         # visibility inside the index (the triggers index only searchable statuses), so
         # the ids it returns need no second check.
-        joined = f" {operator} ".join(_fts5_unit(unit) for unit in units)
+        joined = f" {operator} ".join(_fts5_unit(unit, completions) for unit in units)
         match = f"{column} : ({joined}) AND scope : ({' OR '.join(scope_tokens)})"
         if kind_tokens:
             match += f" AND scope : ({' OR '.join(kind_tokens)})"

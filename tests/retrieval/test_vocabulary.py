@@ -1,0 +1,46 @@
+"""The index's vocabulary: term statistics, and prefixes spelled out as the words they begin."""
+
+import pytest
+from django.db import connection
+
+from memories.retrieval import index, recall
+from memories.retrieval.analysis import query_terms
+from memories.services import memory_remember
+
+pytestmark = pytest.mark.django_db
+sqlite_only = pytest.mark.skipif(connection.vendor != "sqlite", reason="FTS5's vocabulary table")
+
+
+def remember(actor, content):
+    return memory_remember(actor=actor, content=content, kind="fact").id
+
+
+@sqlite_only
+def test_a_prefix_counts_the_memories_holding_any_word_it_begins(owner_actor):
+    remember(owner_actor, "PostgreSQL holds the orders")
+    remember(owner_actor, "PostgreSQL holds the invoices too")
+    remember(owner_actor, "postgres is what the team calls it")
+    (prefix,) = query_terms("postgres")  # 'postgr'
+
+    known = index.vocabulary([prefix, "order"])
+    assert known.frequencies == {prefix: 3, "order": 1}
+
+
+@sqlite_only
+def test_a_prefix_beginning_few_words_is_spelled_out_and_one_beginning_many_is_not(owner_actor):
+    remember(owner_actor, "PostgreSQL and postgres are the same database")
+    for letter in "abcdefghijk"[: index.MAX_SPELLED_OUT + 1]:
+        remember(owner_actor, f"config{letter}xyz is a setting")
+    (prefix,) = query_terms("postgres")
+
+    known = index.vocabulary([prefix, "config"])
+    assert known.completions[prefix] == ("postgr", "postgresql")
+    assert "config" not in known.completions
+    assert known.frequencies["config"] == index.MAX_SPELLED_OUT + 1
+
+
+def test_recall_finds_longer_words_by_prefix(owner_actor, agent_actor):
+    wanted = remember(owner_actor, "Backups of PostgreSQL run nightly at 02:00")
+    remember(owner_actor, "The docs site is built with Hugo")
+    result = recall(actor=agent_actor, query="postgres backups")
+    assert result.memories[0].id == str(wanted)
