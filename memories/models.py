@@ -245,10 +245,13 @@ class Memory(models.Model):
             kwargs["update_fields"] = {*update_fields, *SEARCH_FIELDS}
         super().save(*args, **kwargs)
         if update_fields is None or SEARCH_SOURCE_FIELDS.intersection(update_fields):
-            # Its text may have changed: re-embed after commit, in the background.
+            # Its text may have changed: re-embed after commit, in the background, and make
+            # its words known to the search dictionary.
             from memories.embeddings.vectors import embed_soon
+            from memories.retrieval.index import note_words
 
             embed_soon(self.pk)
+            note_words([self])
 
     def refresh_search_fields(self) -> None:
         """Recompute the derived search columns; bulk writers call this before bulk_create."""

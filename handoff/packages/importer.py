@@ -33,6 +33,7 @@ from memories.models import (
     Relation,
     Status,
 )
+from memories.retrieval import index as search_index
 from memories.services.common import serialize_writers
 
 CHUNK = 500
@@ -279,6 +280,7 @@ class _Plan:
             memory.refresh_search_fields()
             memories.append(memory)
         Memory.objects.bulk_create(memories, batch_size=CHUNK)
+        search_index.note_words(memories)  # bulk_create skips Memory.save
         MemoryEvent.objects.bulk_create(
             [
                 MemoryEvent(

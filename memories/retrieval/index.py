@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import QuerySet
 from django.db.models.expressions import RawSQL
 
@@ -48,9 +48,14 @@ def _fts5_quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _ts_term(term: str) -> str:
-    quoted = "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
-    return quoted + ":*" if wants_prefix(term) else quoted
+def _ts_term(term: str, completions: dict[str, tuple[str, ...]] | None = None) -> str:
+    if completions and term in completions:
+        return "(" + " | ".join(_ts_quoted(word) for word in completions[term]) + ")"
+    return _ts_quoted(term) + ":*" if wants_prefix(term) else _ts_quoted(term)
+
+
+def _ts_quoted(term: str) -> str:
+    return "'" + term.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,7 @@ def vocabulary(terms, *, estimated=()) -> Vocabulary:
         return Vocabulary({})
     if connection.vendor == "sqlite":
         return _fts5_vocabulary([*terms, *estimated])
-    return Vocabulary(_postgres_frequencies(terms, estimated))
+    return Vocabulary(_postgres_frequencies(terms, estimated), _postgres_completions([*terms, *estimated]))
 
 
 def document_frequencies(terms, *, estimated=()) -> dict[str, int]:
@@ -153,6 +158,60 @@ def _postgres_frequencies(terms: list[str], estimated: list[str]) -> dict[str, i
     return counts
 
 
+def _postgres_completions(terms: list[str]) -> dict[str, tuple[str, ...]]:
+    """The words of the term dictionary (migration 0007) each prefix term begins, when
+    there are few; one round trip."""
+    prefixes = [term for term in terms if wants_prefix(term)]
+    if not prefixes:
+        return {}
+    branch = (
+        "SELECT %s, array_agg(term) FROM (SELECT term FROM memories_search_term "
+        "WHERE term >= %s AND term < %s ORDER BY term LIMIT %s) AS words"
+    )
+    params = []
+    for position, term in enumerate(prefixes):
+        params += [position, term, term[:-1] + chr(ord(term[-1]) + 1), MAX_SPELLED_OUT + 1]
+    with connection.cursor() as cursor:
+        cursor.execute(" UNION ALL ".join([branch] * len(prefixes)), params)
+        return {
+            prefixes[position]: tuple(words)
+            for position, words in cursor.fetchall()
+            if words and len(words) <= MAX_SPELLED_OUT
+        }
+
+
+def note_words(memories) -> None:
+    """Add the memories' words to PostgreSQL's term dictionary once the current transaction
+    commits (its own short statement, words in order, so concurrent writers never wait on
+    each other's transactions). A no-op on SQLite, whose index keeps its own vocabulary."""
+    if connection.vendor != "postgresql":
+        return
+    words = sorted({word for memory in memories for word in f"{memory.search_body} {memory.search_aux}".split()})
+    if not words:
+        return
+
+    def insert():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO memories_search_term (term) SELECT unnest(%s::text[]) ON CONFLICT DO NOTHING",
+                [words],
+            )
+
+    transaction.on_commit(insert)
+
+
+def refresh_words() -> None:
+    """Every word of every memory into the dictionary (PostgreSQL): catches bulk writers."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO memories_search_term (term) SELECT DISTINCT word FROM memories_memory, "
+            "unnest(string_to_array(search_body || ' ' || search_aux, ' ')) AS word "
+            "WHERE word <> '' ON CONFLICT DO NOTHING"
+        )
+
+
 def unit_frequency(unit: Unit, frequencies: dict[str, int]) -> int:
     """Roughly how many memories a unit matches: each phrasing by its rarest term."""
     return sum(min(frequencies.get(term, 0) for term in alternative) for alternative in unit)
@@ -200,8 +259,8 @@ def _fts5_unit(unit: Unit, completions: dict[str, tuple[str, ...]]) -> str:
     return "(" + " OR ".join(f"({phrasing})" for phrasing in phrasings) + ")"
 
 
-def _ts_unit(unit: Unit) -> str:
-    phrasings = [" & ".join(_ts_term(term) for term in alternative) for alternative in unit]
+def _ts_unit(unit: Unit, completions: dict[str, tuple[str, ...]]) -> str:
+    phrasings = [" & ".join(_ts_term(term, completions) for term in alternative) for alternative in unit]
     return "(" + " | ".join(f"({phrasing})" for phrasing in phrasings) + ")"
 
 
@@ -225,7 +284,7 @@ def _match(scoped, column, units, operator, scope_tokens, kind_tokens, limit, ne
             )
             return [Memory._meta.pk.to_python(row[0]) for row in cursor.fetchall()]
     vector = PG_VECTORS[column]
-    query = (" & " if operator == "AND" else " | ").join(_ts_unit(unit) for unit in units)
+    query = (" & " if operator == "AND" else " | ").join(_ts_unit(unit, completions) for unit in units)
     matches = scoped.extra(where=[f"{vector} @@ %s::tsquery"], params=[query])
     if newest_first:
         matches = matches.order_by("-updated_at", "pk")
@@ -258,3 +317,4 @@ def compact() -> None:
         else:
             for name in PG_INDEXES:
                 cursor.execute("SELECT gin_clean_pending_list(%s::regclass)", [name])
+    refresh_words()

@@ -44,3 +44,32 @@ def test_recall_finds_longer_words_by_prefix(owner_actor, agent_actor):
     remember(owner_actor, "The docs site is built with Hugo")
     result = recall(actor=agent_actor, query="postgres backups")
     assert result.memories[0].id == str(wanted)
+
+
+@pytest.mark.postgres
+def test_postgres_learns_words_as_memories_are_written_and_spells_prefixes_out(
+    owner_actor, agent_actor, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        wanted = remember(owner_actor, "Backups of PostgreSQL run nightly; postgres logs rotate daily")
+    (prefix,) = query_terms("postgres")
+
+    assert index.vocabulary([prefix]).completions == {prefix: ("postgr", "postgresql")}
+    result = recall(actor=agent_actor, query="postgres backups")
+    assert result.memories[0].id == str(wanted)
+
+
+@pytest.mark.postgres
+def test_postgres_dictionary_catches_up_with_bulk_writes_at_compaction(owner_actor):
+    from memories.compaction import optimize_index
+    from memories.models import Memory
+
+    memory = Memory(owner=owner_actor.user, content="Kubernetes manifests live in deploy/k8s", kind="fact",
+                    type="semantic", trust="confirmed", origin="import", fingerprint="bulk-kubernetes")  # fmt: skip
+    memory.refresh_search_fields()
+    Memory.objects.bulk_create([memory])  # no save(): the dictionary does not hear of it
+    (prefix,) = query_terms("kubernet")
+    assert prefix not in index.vocabulary([prefix]).completions
+
+    optimize_index()
+    assert index.vocabulary([prefix]).completions == {prefix: ("kubernet",)}
