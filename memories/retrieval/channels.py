@@ -48,10 +48,9 @@ class SearchContext:
     kind_tokens: list[str]
     units: tuple[Unit, ...]  # terms and concepts of all the query's phrasings
     depth: int  # candidates each channel returns at most
-    # Memories holding each term, across the index: filled by run_all (while the semantic
-    # model embeds the query) for the single terms and, roughly, the other phrasings.
+    # Memories holding each term, across the index (and the words a prefix term begins):
+    # filled by run_all while the semantic model embeds the query.
     terms: tuple[str, ...] = ()
-    phrasings: tuple[str, ...] = ()
     frequencies: dict[str, int] = field(default_factory=dict)
     completions: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # What the semantic channel needs and leaves behind: the caller's readable
@@ -72,14 +71,13 @@ def query_context(*, actor, queries, scope_query, admits, scope_tokens, kind_tok
     units: dict[Unit, None] = {}
     for query in queries:
         units.update(dict.fromkeys(query_units(query)))
-    singles = {single_term(unit) for unit in units} - {None}
-    phrasings = {term for unit in units for alternative in unit for term in alternative} - singles
-    # Relevance asks whether the query's names (Kafka, SLA) occur anywhere.
-    names = {term for query in queries for term in named_terms(query)}
+    # Relevance also asks whether the query's names (Kafka, SLA) occur anywhere.
+    terms = {term for unit in units for alternative in unit for term in alternative}
+    terms |= {term for query in queries for term in named_terms(query)}
     return SearchContext(
         actor=actor, queries=queries, scope_query=scope_query, admits=admits, scope_tokens=scope_tokens,
         kind_tokens=kind_tokens, units=tuple(units), depth=depth, scopes=tuple(scopes),
-        terms=tuple(sorted(singles | names)), phrasings=tuple(sorted(phrasings - names)),
+        terms=tuple(sorted(terms)),
     )  # fmt: skip
 
 
@@ -153,7 +151,7 @@ def run_all(search: SearchContext, *, with_semantic: bool = True) -> dict[str, l
             log.exception("semantic channel failed; recall continues on lexical channels")
             search.degraded.append("semantic: channel failed")
             semantic = None
-    known = index.vocabulary(search.terms, estimated=search.phrasings)
+    known = index.vocabulary(search.terms)
     search.frequencies.update(known.frequencies)
     search.completions.update(known.completions)
     found = {name: channel(search) for name, channel in CHANNELS.items()}

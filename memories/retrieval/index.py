@@ -67,23 +67,18 @@ class Vocabulary:
     completions: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-def vocabulary(terms, *, estimated=()) -> Vocabulary:
-    """Statistics for choosing terms, across all owners, never returned to callers.
-
-    `estimated` terms may be answered roughly (PostgreSQL: from planner statistics only,
-    1 when unknown): they are the other phrasings of a concept, where presence decides
-    nothing on its own."""
+def vocabulary(terms) -> Vocabulary:
+    """Statistics for choosing terms, across all owners, never returned to callers."""
     terms = list(dict.fromkeys(terms))
-    estimated = [term for term in dict.fromkeys(estimated) if term not in terms]
-    if not terms and not estimated:
+    if not terms:
         return Vocabulary({})
     if connection.vendor == "sqlite":
-        return _fts5_vocabulary([*terms, *estimated])
-    return Vocabulary(_postgres_frequencies(terms, estimated), _postgres_completions([*terms, *estimated]))
+        return _fts5_vocabulary(terms)
+    return Vocabulary(_postgres_frequencies(terms), _postgres_completions(terms))
 
 
-def document_frequencies(terms, *, estimated=()) -> dict[str, int]:
-    return vocabulary(terms, estimated=estimated).frequencies
+def document_frequencies(terms) -> dict[str, int]:
+    return vocabulary(terms).frequencies
 
 
 def _fts5_vocabulary(terms: list[str]) -> Vocabulary:
@@ -113,7 +108,7 @@ def _fts5_vocabulary(terms: list[str]) -> Vocabulary:
     return found
 
 
-def _postgres_frequencies(terms: list[str], estimated: list[str]) -> dict[str, int]:
+def _postgres_frequencies(terms: list[str]) -> dict[str, int]:
     """Common terms from the planner's statistics (most common elements of the vectors,
     times the table's row estimate); every other term costs one index probe, together in
     one query, and counts as rare (1) when present. Counting matches instead would cost
@@ -130,13 +125,15 @@ def _postgres_frequencies(terms: list[str], estimated: list[str]) -> dict[str, i
             for element, freq in zip(elements or [], freqs or []):
                 common[element] = max(common.get(element, 0.0), freq * max(rows, 0))
         counts: dict[str, int] = {}
-        for term in [*terms, *estimated]:
+        for term in terms:
             if wants_prefix(term):
                 estimate = sum(rows for element, rows in common.items() if element.startswith(term))
             else:
                 estimate = common.get(term, 0.0)
             if estimate >= 1:
                 counts[term] = round(estimate)
+        # Every phrasing of a concept too: counted as present without a look, an absent one
+        # made its concept "known" and rare, and the query then matched nothing at all.
         probe = [term for term in terms if term not in counts]
         if probe:
             # One branch per term, each with its query as a constant and no LIMIT (with
@@ -153,8 +150,6 @@ def _postgres_frequencies(terms: list[str], estimated: list[str]) -> dict[str, i
             cursor.execute(" UNION ALL ".join([branch] * len(probe)), params)
             present = {probe[row[0]] for row in cursor.fetchall()}
             counts.update({term: 1 if term in present else 0 for term in probe})
-    for term in estimated:
-        counts.setdefault(term, 1)
     return counts
 
 
