@@ -73,3 +73,13 @@ def test_postgres_dictionary_catches_up_with_bulk_writes_at_compaction(owner_act
 
     optimize_index()
     assert index.vocabulary([prefix]).completions == {prefix: ("kubernet",)}
+
+
+def test_a_word_no_memory_holds_counts_zero_on_both_backends(owner_actor):
+    """Every term is looked up, concept phrasings included: a phrasing counted present
+    without a look made its concept a rare known unit, and a query over common words
+    then matched nothing."""
+    remember(owner_actor, "The replica of the api uses Vite")
+    frequencies = index.vocabulary(["replica", "vite", "rule", "规则"]).frequencies
+    assert frequencies["rule"] == 0 and frequencies["规则"] == 0
+    assert frequencies["replica"] >= 1 and frequencies["vite"] >= 1
