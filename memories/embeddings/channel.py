@@ -14,8 +14,6 @@ import numpy as np
 
 from memories.embeddings.embedders import EmbedderUnavailable, active_embedder
 from memories.embeddings.index import owner_index
-from memories.models import Memory
-from memories.retrieval.channels import IN_SCOPE_FIELDS
 
 # Cosine similarity of multilingual-e5-small is high even for unrelated text (0.72-0.80).
 # Calibrated on bench/retrieval_eval.py --calibrate (docs/semantic.md), three values:
@@ -80,10 +78,8 @@ class SemanticChannel:
                 for pk, cosine in index.nearest(queries, list(search.scopes), limit)
                 if cosine >= candidate_floor
             ]
-            # By primary key alone, then checked in hand: with the scope conditions in the
-            # same query the planner walks the scope index instead (~60 ms at 100k).
-            rows = Memory.objects.filter(pk__in=[pk for pk, _ in nearest]).order_by().only(*IN_SCOPE_FIELDS)
-            allowed = {row.pk for row in rows if search.admits(row)}
+            # Loaded whole (fusion needs them), checked against the scope rule in hand.
+            allowed = search.load([pk for pk, _ in nearest])
             kept = [(pk, cosine) for pk, cosine in nearest if pk in allowed][: search.depth]
             for pk, cosine in kept:
                 search.semantic_relevance[pk] = calibrated(cosine, floor, ceiling)

@@ -60,6 +60,19 @@ class SearchContext:
     scopes: tuple[tuple[str, str, str], ...] = ()
     semantic_relevance: dict = field(default_factory=dict)
     degraded: list[str] = field(default_factory=list)
+    # Candidates' rows already loaded (and admitted): fusion reads them from here.
+    rows: dict = field(default_factory=dict)
+
+    def load(self, memory_ids) -> set:
+        """Load the rows of these ids not loaded yet, by primary key alone (with the scope
+        conditions in the same query the planner may walk the scope index instead), keep
+        those the scope rule admits; returns the admitted ids among them."""
+        missing = [memory_id for memory_id in dict.fromkeys(memory_ids) if memory_id not in self.rows]
+        if missing:
+            for memory in Memory.objects.filter(pk__in=missing).order_by():
+                if self.admits(memory):
+                    self.rows[memory.pk] = memory
+        return {memory_id for memory_id in memory_ids if memory_id in self.rows}
 
     @cached_property
     def scoped(self) -> QuerySet[Memory]:
@@ -156,6 +169,8 @@ def run_all(search: SearchContext, *, with_semantic: bool = True) -> dict[str, l
     search.completions.update(known.completions)
     found = {name: channel(search) for name, channel in CHANNELS.items()}
     if semantic is not None:
+        # Fusion's rows for the lexical candidates, loaded while the model still embeds.
+        search.load([memory_id for ids in found.values() for memory_id in ids])
         try:
             found["semantic"] = finish() if finish is not None else semantic(search)
         except Exception:  # a failing model must not take lexical recall down with it

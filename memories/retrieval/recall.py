@@ -212,13 +212,10 @@ def rank(
         for position, memory_id in enumerate(ids, start=1):
             entry = fused.setdefault(memory_id, {})
             entry[channel_name] = position
-    # Channels return only scoped ids; fetching by primary key alone keeps this lookup on
-    # the unique index, and the scope is checked again on the rows in hand.
-    rows = {
-        memory.pk: memory
-        for memory in Memory.objects.filter(pk__in=list(fused)).order_by()
-        if in_scope(actor, request, memory)
-    }
+    # Channels return only scoped ids; the rows are loaded by primary key and the scope is
+    # checked again on them in hand (some were loaded while the semantic model worked).
+    search.load(list(fused))
+    rows = search.rows
     ranked = [RankedMemory(rows[pk], channels=hits) for pk, hits in fused.items() if pk in rows]
     relevance = channels.Relevance(search)
     for item in ranked:
