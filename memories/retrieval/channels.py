@@ -46,6 +46,7 @@ class SearchContext:
     admits: Callable[[Memory], bool]
     scope_tokens: list[str]
     kind_tokens: list[str]
+    kinds: tuple[str, ...]
     units: tuple[Unit, ...]  # terms and concepts of all the query's phrasings
     depth: int  # candidates each channel returns at most
     # Memories holding each term, across the index (and the words a prefix term begins):
@@ -80,7 +81,7 @@ class SearchContext:
         return self.scope_query()
 
 
-def query_context(*, actor, queries, scope_query, admits, scope_tokens, kind_tokens, depth, scopes=()) -> SearchContext:
+def query_context(*, actor, queries, scope_query, admits, scope_tokens, kind_tokens, kinds, depth, scopes=()) -> SearchContext:
     units: dict[Unit, None] = {}
     for query in queries:
         units.update(dict.fromkeys(query_units(query)))
@@ -89,7 +90,7 @@ def query_context(*, actor, queries, scope_query, admits, scope_tokens, kind_tok
     terms |= {term for query in queries for term in named_terms(query)}
     return SearchContext(
         actor=actor, queries=queries, scope_query=scope_query, admits=admits, scope_tokens=scope_tokens,
-        kind_tokens=kind_tokens, units=tuple(units), depth=depth, scopes=tuple(scopes),
+        kind_tokens=kind_tokens, kinds=tuple(kinds), units=tuple(units), depth=depth, scopes=tuple(scopes),
         terms=tuple(sorted(terms)),
     )  # fmt: skip
 
@@ -123,9 +124,10 @@ def _text_channel(column: str) -> Channel:
                 scoped=search.scoped, needle=search.queries[0], limit=search.depth
             )
         return index.search(
-            scoped=search.scoped, column=column, units=search.units, frequencies=search.frequencies,
+            column=column, units=search.units, frequencies=search.frequencies,
             scope_tokens=search.scope_tokens, kind_tokens=search.kind_tokens,
             limit=search.depth, completions=search.completions,
+            readable=index.Readable(search.actor.user.pk, search.scopes, search.kinds),
         )  # fmt: skip
 
     return channel

@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 
 from django.db import connection, transaction
 from django.db.models import QuerySet
-from django.db.models.expressions import RawSQL
 
-from memories.models import Memory
+from memories.models import SEARCHABLE_STATUSES, Memory
 from memories.retrieval.concepts import Unit
 
 # Stored generated tsvector columns with GIN indexes (migration 0004), PostgreSQL only: the
@@ -212,9 +211,18 @@ def unit_frequency(unit: Unit, frequencies: dict[str, int]) -> int:
     return sum(min(frequencies.get(term, 0) for term in alternative) for alternative in unit)
 
 
+@dataclass(frozen=True)
+class Readable:
+    """What a search may return, as PostgreSQL filters it: the owner's memories in these
+    (scope type, scope key, visibility) triples, of these kinds (any when empty)."""
+
+    owner_id: int
+    scopes: tuple[tuple[str, str, str], ...]
+    kinds: tuple[str, ...] = ()
+
+
 def search(
     *,
-    scoped: QuerySet[Memory],
     column: str,
     units: tuple[Unit, ...],
     frequencies: dict[str, int],
@@ -222,9 +230,11 @@ def search(
     kind_tokens: list[str],
     limit: int,
     completions: dict[str, tuple[str, ...]] | None = None,
+    readable: Readable,
 ) -> list:
-    """Ids of the scoped memories whose `column` matches the query, best first: memories
-    with every known unit (term or concept), then memories with any selective one."""
+    """Ids of the readable memories whose `column` matches the query, best first: memories
+    with every known unit (term or concept), then memories with any selective one. SQLite
+    filters by the scope and kind tokens, PostgreSQL by `readable`: the same set."""
     counts = {unit: unit_frequency(unit, frequencies) for unit in units}
     known = [unit for unit in units if counts[unit] > 0]
     if not known:
@@ -235,13 +245,12 @@ def search(
     # and tells little; the newest matches are the better bet.
     newest_first = not selective
     completions = completions or {}
-    found = _match(scoped, column, known, "AND", scope_tokens, kind_tokens, limit, newest_first, completions)
+    where = (scope_tokens, kind_tokens, readable)
+    found = _match(column, known, "AND", where, limit, newest_first, completions)
     if len(found) < limit and len(known) > 1:
         selective = selective or by_rarity[:MIN_SELECTIVE_TERMS]
         seen = set(found)
-        widened = _match(
-            scoped, column, selective, "OR", scope_tokens, kind_tokens, limit, newest_first, completions
-        )
+        widened = _match(column, selective, "OR", where, limit, newest_first, completions)
         for memory_id in widened:
             if memory_id not in seen:
                 found.append(memory_id)
@@ -259,7 +268,8 @@ def _ts_unit(unit: Unit, completions: dict[str, tuple[str, ...]]) -> str:
     return "(" + " | ".join(f"({phrasing})" for phrasing in phrasings) + ")"
 
 
-def _match(scoped, column, units, operator, scope_tokens, kind_tokens, limit, newest_first, completions) -> list:
+def _match(column, units, operator, where, limit, newest_first, completions) -> list:
+    scope_tokens, kind_tokens, readable = where
     if connection.vendor == "sqlite":
         # The scope tokens make FTS5 intersect with the caller's owner, scopes and
         # visibility inside the index (the triggers index only searchable statuses), so
@@ -278,16 +288,37 @@ def _match(scoped, column, units, operator, scope_tokens, kind_tokens, limit, ne
                 [match, limit],
             )
             return [Memory._meta.pk.to_python(row[0]) for row in cursor.fetchall()]
-    vector = PG_VECTORS[column]
     query = (" & " if operator == "AND" else " | ").join(_ts_unit(unit, completions) for unit in units)
-    matches = scoped.extra(where=[f"{vector} @@ %s::tsquery"], params=[query])
-    if newest_first:
-        matches = matches.order_by("-updated_at", "pk")
-    else:
-        matches = matches.annotate(
-            text_rank=RawSQL(f"ts_rank({vector}, %s::tsquery)", [query])
-        ).order_by("-text_rank", "pk")
-    return list(matches.values_list("pk", flat=True)[:limit])
+    return _postgres_match(readable, PG_VECTORS[column], query, limit, newest_first)
+
+
+def _postgres_match(readable: Readable, vector: str, query: str, limit: int, newest_first: bool) -> list:
+    """One branch per scope, each ordered and limited on its own, merged: a branch can walk
+    the scope's newest-first index and stop after `limit` matches when its terms are common
+    (a single-scope query the planner can cost), where one query over all scopes had to
+    fetch and sort every match of a common term (41 ms against 2-5 ms for 缓存 at 100k)."""
+    visibilities: dict[tuple[str, str], list[str]] = {}
+    for scope_type, scope_key, visibility in readable.scopes:
+        visibilities.setdefault((scope_type, scope_key), []).append(visibility)
+    rank = "updated_at" if newest_first else f"ts_rank({vector}, %s::tsquery)"
+    kinds = "AND kind = ANY(%s) " if readable.kinds else ""
+    branch = (
+        f"(SELECT id, {rank} AS rank FROM memories_memory WHERE owner_id = %s AND scope_type = %s "
+        f"AND scope_key = %s AND visibility = ANY(%s) AND status = ANY(%s) {kinds}"
+        f"AND {vector} @@ %s::tsquery ORDER BY rank DESC, id LIMIT %s)"
+    )
+    params: list = []
+    for (scope_type, scope_key), allowed in visibilities.items():
+        params += [] if newest_first else [query]
+        params += [readable.owner_id, scope_type, scope_key, allowed, list(SEARCHABLE_STATUSES)]
+        params += [list(readable.kinds)] if readable.kinds else []
+        params += [query, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            " UNION ALL ".join([branch] * len(visibilities)) + " ORDER BY rank DESC, id LIMIT %s",
+            [*params, limit],
+        )
+        return [row[0] for row in cursor.fetchall()]
 
 
 def substring_search(*, scoped: QuerySet[Memory], needle: str, limit: int) -> list:

@@ -199,6 +199,7 @@ def rank(
             for visibility in visibilities
         ],
         kind_tokens=[kind_token(kind) for kind in request.kinds],
+        kinds=request.kinds,
         scopes=[
             (scope_type, scope_key, visibility)
             for scope_type, scope_key in scopes_for(actor, request)
