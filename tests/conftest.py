@@ -25,11 +25,11 @@ hypothesis_settings.load_profile("explore" if os.environ.get("HYPOTHESIS_EXPLORE
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests marked `postgres` belong to the team run (DATABASE_URL=postgres://...); the lite
-    run leaves them out openly (reported as deselected) rather than skipping them."""
-    if os.environ.get("DATABASE_URL", "").startswith("postgres"):
-        return
-    kept = [item for item in items if item.get_closest_marker("postgres") is None]
+    """Tests marked `postgres` belong to the team run (DATABASE_URL=postgres://...) and
+    tests marked `sqlite` to the lite run; each run leaves the other's out openly (reported
+    as deselected) rather than skipping them."""
+    other = "sqlite" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "postgres"
+    kept = [item for item in items if item.get_closest_marker(other) is None]
     if len(kept) != len(items):
         config.hook.pytest_deselected(items=[item for item in items if item not in kept])
         items[:] = kept

@@ -62,7 +62,7 @@ def test_the_task_also_takes_a_list_of_ids(owner_actor):
     assert Memory.objects.get(pk=memory_id).access_count == 2
 
 
-@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's planner statistics")
+@pytest.mark.sqlite
 def test_successor_lookup_keeps_its_index_after_analyze(owner_actor):
     """Once SQLite has statistics (ANALYZE), a full index on supersedes_id read as one
     value shared by every row; the partial index keeps the lookup on an index."""

@@ -1,21 +1,19 @@
 """The index's vocabulary: term statistics, and prefixes spelled out as the words they begin."""
 
 import pytest
-from django.db import connection
 
 from memories.retrieval import index, recall
 from memories.retrieval.analysis import query_terms
 from memories.services import memory_remember
 
 pytestmark = pytest.mark.django_db
-sqlite_only = pytest.mark.skipif(connection.vendor != "sqlite", reason="FTS5's vocabulary table")
 
 
 def remember(actor, content):
     return memory_remember(actor=actor, content=content, kind="fact").id
 
 
-@sqlite_only
+@pytest.mark.sqlite  # FTS5's vocabulary table
 def test_a_prefix_counts_the_memories_holding_any_word_it_begins(owner_actor):
     remember(owner_actor, "PostgreSQL holds the orders")
     remember(owner_actor, "PostgreSQL holds the invoices too")
@@ -26,7 +24,7 @@ def test_a_prefix_counts_the_memories_holding_any_word_it_begins(owner_actor):
     assert known.frequencies == {prefix: 3, "order": 1}
 
 
-@sqlite_only
+@pytest.mark.sqlite  # FTS5's vocabulary table
 def test_a_prefix_beginning_few_words_is_spelled_out_and_one_beginning_many_is_not(owner_actor):
     remember(owner_actor, "PostgreSQL and postgres are the same database")
     for letter in "abcdefghijk"[: index.MAX_SPELLED_OUT + 1]:
