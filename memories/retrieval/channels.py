@@ -54,10 +54,10 @@ class SearchContext:
     terms: tuple[str, ...] = ()
     frequencies: dict[str, int] = field(default_factory=dict)
     completions: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    # What the semantic channel needs and leaves behind: the caller's readable
-    # (scope type, scope key, visibility) triples, each returned memory's similarity
-    # calibrated to a relevance (0-1, comparable with lexical coverage), and why it could
-    # not take part, if it could not.
+    # The caller's readable (scope type, scope key, visibility) triples (the semantic
+    # channel's blocks, PostgreSQL's per-scope branches); what the semantic channel leaves
+    # behind: each returned memory's similarity calibrated to a relevance (0-1, comparable
+    # with lexical coverage), and why it could not take part, if it could not.
     scopes: tuple[tuple[str, str, str], ...] = ()
     semantic_relevance: dict = field(default_factory=dict)
     degraded: list[str] = field(default_factory=list)
