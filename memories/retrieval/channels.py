@@ -125,9 +125,11 @@ def _text_channel(column: str) -> Channel:
             )
         return index.search(
             column=column, units=search.units, frequencies=search.frequencies,
-            scope_tokens=search.scope_tokens, kind_tokens=search.kind_tokens,
             limit=search.depth, completions=search.completions,
-            readable=index.Readable(search.actor.user.pk, search.scopes, search.kinds),
+            readable=index.Readable(
+                search.actor.user.pk, search.scopes, search.kinds,
+                tuple(search.scope_tokens), tuple(search.kind_tokens),
+            ),
         )  # fmt: skip
 
     return channel

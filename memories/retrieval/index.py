@@ -43,6 +43,11 @@ def _fts5_term(term: str, completions: dict[str, tuple[str, ...]]) -> str:
     return _fts5_quoted(term) + "*" if wants_prefix(term) else _fts5_quoted(term)
 
 
+def _prefix_end(term: str) -> str:
+    """The first string after every word `term` begins: the upper bound of its range."""
+    return term[:-1] + chr(ord(term[-1]) + 1)
+
+
 def _fts5_quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
@@ -89,12 +94,11 @@ def _fts5_vocabulary(terms: list[str]) -> Vocabulary:
         branches, params = [], []
         for position, term in enumerate(part):
             if wants_prefix(term):
-                upper = term[:-1] + chr(ord(term[-1]) + 1)
                 branches.append(
                     "SELECT %s, coalesce(sum(doc), 0), CASE WHEN count(*) <= %s THEN group_concat(term, ' ') END "
                     "FROM memories_search_vocab WHERE term >= %s AND term < %s"
                 )
-                params += [position, MAX_SPELLED_OUT, term, upper]
+                params += [position, MAX_SPELLED_OUT, term, _prefix_end(term)]
             else:
                 branches.append("SELECT %s, coalesce(sum(doc), 0), NULL FROM memories_search_vocab WHERE term = %s")
                 params += [position, term]
@@ -164,7 +168,7 @@ def _postgres_completions(terms: list[str]) -> dict[str, tuple[str, ...]]:
     )
     params = []
     for position, term in enumerate(prefixes):
-        params += [position, term, term[:-1] + chr(ord(term[-1]) + 1), MAX_SPELLED_OUT + 1]
+        params += [position, term, _prefix_end(term), MAX_SPELLED_OUT + 1]
     with connection.cursor() as cursor:
         cursor.execute(" UNION ALL ".join([branch] * len(prefixes)), params)
         return {
@@ -213,12 +217,15 @@ def unit_frequency(unit: Unit, frequencies: dict[str, int]) -> int:
 
 @dataclass(frozen=True)
 class Readable:
-    """What a search may return, as PostgreSQL filters it: the owner's memories in these
-    (scope type, scope key, visibility) triples, of these kinds (any when empty)."""
+    """What a search may return, in each backend's terms: the owner's memories in these
+    (scope type, scope key, visibility) triples, of these kinds (any when empty) — which
+    PostgreSQL filters by, and SQLite by the same set as index tokens."""
 
     owner_id: int
     scopes: tuple[tuple[str, str, str], ...]
-    kinds: tuple[str, ...] = ()
+    kinds: tuple[str, ...]
+    scope_tokens: tuple[str, ...]
+    kind_tokens: tuple[str, ...]
 
 
 def search(
@@ -226,15 +233,12 @@ def search(
     column: str,
     units: tuple[Unit, ...],
     frequencies: dict[str, int],
-    scope_tokens: list[str],
-    kind_tokens: list[str],
     limit: int,
     completions: dict[str, tuple[str, ...]] | None = None,
     readable: Readable,
 ) -> list:
     """Ids of the readable memories whose `column` matches the query, best first: memories
-    with every known unit (term or concept), then memories with any selective one. SQLite
-    filters by the scope and kind tokens, PostgreSQL by `readable`: the same set."""
+    with every known unit (term or concept), then memories with any selective one."""
     counts = {unit: unit_frequency(unit, frequencies) for unit in units}
     known = [unit for unit in units if counts[unit] > 0]
     if not known:
@@ -245,12 +249,11 @@ def search(
     # and tells little; the newest matches are the better bet.
     newest_first = not selective
     completions = completions or {}
-    where = (scope_tokens, kind_tokens, readable)
-    found = _match(column, known, "AND", where, limit, newest_first, completions)
+    found = _match(column, known, "AND", readable, limit, newest_first, completions)
     if len(found) < limit and len(known) > 1:
         selective = selective or by_rarity[:MIN_SELECTIVE_TERMS]
         seen = set(found)
-        widened = _match(column, selective, "OR", where, limit, newest_first, completions)
+        widened = _match(column, selective, "OR", readable, limit, newest_first, completions)
         for memory_id in widened:
             if memory_id not in seen:
                 found.append(memory_id)
@@ -268,16 +271,15 @@ def _ts_unit(unit: Unit, completions: dict[str, tuple[str, ...]]) -> str:
     return "(" + " | ".join(f"({phrasing})" for phrasing in phrasings) + ")"
 
 
-def _match(column, units, operator, where, limit, newest_first, completions) -> list:
-    scope_tokens, kind_tokens, readable = where
+def _match(column, units, operator, readable, limit, newest_first, completions) -> list:
     if connection.vendor == "sqlite":
         # The scope tokens make FTS5 intersect with the caller's owner, scopes and
         # visibility inside the index (the triggers index only searchable statuses), so
         # the ids it returns need no second check.
         joined = f" {operator} ".join(_fts5_unit(unit, completions) for unit in units)
-        match = f"{column} : ({joined}) AND scope : ({' OR '.join(scope_tokens)})"
-        if kind_tokens:
-            match += f" AND scope : ({' OR '.join(kind_tokens)})"
+        match = f"{column} : ({joined}) AND scope : ({' OR '.join(readable.scope_tokens)})"
+        if readable.kind_tokens:
+            match += f" AND scope : ({' OR '.join(readable.kind_tokens)})"
         weights = "0, 1, 0, 0" if column == "body" else "0, 0, 1, 0"
         # Rowids grow with inserts, and FTS5 walks them in order and stops at the limit.
         order = "rowid DESC" if newest_first else f"bm25(memories_search, {weights}), memory_id"
