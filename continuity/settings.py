@@ -99,6 +99,7 @@ if RUNTIME.cache_url:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": RUNTIME.cache_url,
             "KEY_PREFIX": "continuity",
+            "OPTIONS": {"pool_class": "continuity.cache.SharedConnectionPool"},
         }
     }
 else:
