@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import re
 import os
 import shutil
 import signal
@@ -209,3 +210,29 @@ class Continuity:
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait(timeout=10)
+
+
+OWNER_PASSWORD = "a long and unguessable password"
+
+
+@contextlib.contextmanager
+def team_stack(folder: Path, scopes: str, env: dict[str, str] | None = None):
+    """Private PostgreSQL and Redis, Continuity's web server on them, migrated, with the
+    owner `ada` (OWNER_PASSWORD) and a token of hers for claude-code with `scopes`.
+    Yields (app, postgres, redis, token); everything is stopped and removed afterwards."""
+    postgres = PrivatePostgres().init()
+    redis = PrivateRedis(folder / "redis")
+    redis.start()
+    app = Continuity(folder / "app", {"DATABASE_URL": postgres.url, "REDIS_URL": redis.url, **(env or {})})
+    try:
+        app.manage("migrate", "--no-input")
+        app.env["DJANGO_SUPERUSER_PASSWORD"] = OWNER_PASSWORD
+        app.manage("createsuperuser", "--no-input", "--username", "ada", "--email", "ada@example.com")
+        output = app.manage("create_token", "--user", "ada", "--agent", "claude-code",
+                            "--scopes", scopes, "--expires-in", "7")  # fmt: skip
+        app.start_web()
+        yield app, postgres, redis, re.search(r"cont_pat_[A-Za-z0-9_-]+", output).group(0)
+    finally:
+        app.stop()
+        redis.stop()
+        postgres.destroy()

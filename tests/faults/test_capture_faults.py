@@ -11,14 +11,13 @@ Team profile only: the lite profile's broker is a folder that cannot be away.
 from __future__ import annotations
 
 import os
-import re
 import signal
 import time
 
 import httpx
 import pytest
 
-from tests.faults.servers import Continuity, PrivatePostgres, PrivateRedis, wait_for
+from tests.faults.servers import team_stack, wait_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
@@ -27,23 +26,8 @@ SWEEP = {"CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS": "2", "CONTINUITY_CAPTURE_R
 
 @pytest.fixture
 def stack(tmp_path):
-    postgres = PrivatePostgres().init()
-    redis = PrivateRedis(tmp_path / "redis")
-    redis.start()
-    app = Continuity(tmp_path / "app", {"DATABASE_URL": postgres.url, "REDIS_URL": redis.url, **SWEEP})
-    try:
-        app.manage("migrate", "--no-input")
-        app.manage("shell", "-c", "from django.contrib.auth import get_user_model; "
-                                   "get_user_model().objects.create_user('ada')")  # fmt: skip
-        output = app.manage("create_token", "--user", "ada", "--agent", "claude-code",
-                            "--scopes", "capture:write,memories:read", "--expires-in", "7")  # fmt: skip
-        token = re.search(r"cont_pat_[A-Za-z0-9_-]+", output).group(0)
-        app.start_web()
+    with team_stack(tmp_path, "capture:write,memories:read", SWEEP) as (app, _, redis, token):
         yield app, redis, httpx.Client(base_url=app.url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
-    finally:
-        app.stop()
-        redis.stop()
-        postgres.destroy()
 
 
 def items(count: int, label: str) -> list[dict]:

@@ -9,38 +9,21 @@ the server's own data directory, not a server that can be away).
 
 from __future__ import annotations
 
-import re
 
 import httpx
 import pytest
 
-from tests.faults.servers import Continuity, PrivatePostgres, PrivateRedis
+from tests.faults.servers import OWNER_PASSWORD, Continuity, team_stack
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
-PASSWORD = "a long and unguessable password"
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
 @pytest.fixture
 def stack(tmp_path):
-    postgres = PrivatePostgres().init()
-    redis = PrivateRedis(tmp_path / "redis")
-    redis.start()
-    app = Continuity(tmp_path / "app", {"DATABASE_URL": postgres.url, "REDIS_URL": redis.url})
-    try:
-        app.manage("migrate", "--no-input")
-        app.env["DJANGO_SUPERUSER_PASSWORD"] = PASSWORD
-        app.manage("createsuperuser", "--no-input", "--username", "ada", "--email", "ada@example.com")
-        output = app.manage("create_token", "--user", "ada", "--agent", "claude-code",
-                            "--scopes", "memories:read,memories:write", "--expires-in", "7")  # fmt: skip
-        token = re.search(r"cont_pat_[A-Za-z0-9_-]+", output).group(0)
-        app.start_web()
+    with team_stack(tmp_path, "memories:read,memories:write") as (app, postgres, _, token):
         yield app, postgres, token
-    finally:
-        app.stop()
-        redis.stop()
-        postgres.destroy()
 
 
 def signed_in(app: Continuity) -> httpx.Client:
@@ -48,7 +31,7 @@ def signed_in(app: Continuity) -> httpx.Client:
     client.get("/signin/")
     response = client.post(
         "/signin/",
-        data={"username": "ada", "password": PASSWORD, "csrfmiddlewaretoken": client.cookies["csrftoken"]},
+        data={"username": "ada", "password": OWNER_PASSWORD, "csrfmiddlewaretoken": client.cookies["csrftoken"]},
         headers={"Referer": f"{app.url}/signin/"},
     )
     assert response.status_code == 302, response.text

@@ -12,7 +12,7 @@ import socket
 import httpx
 import pytest
 
-from tests.faults.servers import Continuity, PrivatePostgres, PrivateRedis
+from tests.faults.servers import PrivateRedis, team_stack
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
@@ -30,21 +30,8 @@ def connections_received(redis: PrivateRedis) -> int:
 
 @pytest.fixture
 def stack(tmp_path):
-    postgres = PrivatePostgres().init()
-    redis = PrivateRedis(tmp_path / "redis")
-    redis.start()
-    app = Continuity(tmp_path / "app", {"DATABASE_URL": postgres.url, "REDIS_URL": redis.url})
-    try:
-        app.manage("migrate", "--no-input")
-        app.manage("createsuperuser", "--no-input", "--username", "ada", "--email", "ada@example.com")
-        output = app.manage("create_token", "--user", "ada", "--agent", "claude-code",
-                            "--scopes", "memories:read,memories:write", "--expires-in", "7")  # fmt: skip
-        app.start_web()
-        yield app, redis, re.search(r"cont_pat_[A-Za-z0-9_-]+", output).group(0)
-    finally:
-        app.stop()
-        redis.stop()
-        postgres.destroy()
+    with team_stack(tmp_path, "memories:read,memories:write") as (app, _, redis, token):
+        yield app, redis, token
 
 
 def test_requests_share_the_processs_redis_connections(stack):
