@@ -80,7 +80,8 @@ class PackagedE5Embedder:
         return self._stacked([self._encoder.encode("query: " + text) for text in texts])
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
-        return self._stacked(list(self._passage_pool.map(self._encoder.encode, ["passage: " + text for text in texts])))
+        prefixed = ["passage: " + text for text in texts]
+        return self._stacked(list(self._passage_pool.map(self._encoder.encode, prefixed)))
 
     def _stacked(self, vectors: list[np.ndarray]) -> np.ndarray:
         return np.stack(vectors) if vectors else np.zeros((0, self.dimension), dtype=np.float32)

@@ -78,9 +78,10 @@ class Block:
         """Blank the rows of these memories (their new vectors are about to be added)."""
         if not self.size or not memory_ids:
             return
-        high, low = (np.array(half, dtype=np.uint64) for half in zip(*(divmod(m.int, 1 << 64) for m in memory_ids)))
-        rows = np.flatnonzero(np.isin(self.low[: self.size], low))
-        rows = rows[np.isin(self.high[rows], high)]
+        halves = {divmod(memory_id.int, 1 << 64) for memory_id in memory_ids}
+        lows = np.array([low for _, low in halves], dtype=np.uint64)
+        rows = [row for row in np.flatnonzero(np.isin(self.low[: self.size], lows)).tolist()
+                if (int(self.high[row]), int(self.low[row])) in halves]  # fmt: skip
         self.codes[rows], self.scales[rows], self.high[rows], self.low[rows] = 0, 0.0, 0, 0
 
     def memory_id(self, row: int) -> uuid.UUID | None:
