@@ -32,7 +32,7 @@ CALIBRATION: dict[str, Calibration] = {
 DEFAULT_CALIBRATION: Calibration = (0.85, 0.85, 0.93)
 
 # The query is embedded on a worker thread while the lexical channels query the
-# database; the C engine releases the GIL, so the two overlap.
+# database; ONNX Runtime releases the GIL while it runs, so the two overlap.
 _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="semantic")
 
 
