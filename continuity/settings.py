@@ -179,6 +179,8 @@ if RUNTIME.profile == "lite":
     _broker_processed = RUNTIME.broker_folder / "processed"
     for _folder in (_broker_queue, _broker_processed, RUNTIME.broker_folder / "control"):
         _folder.mkdir(parents=True, exist_ok=True)
+    # kombu's filesystem transport, publishing each message atomically (continuity/broker.py).
+    CELERY_BROKER_TRANSPORT = "continuity.broker:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_queue),
         "data_folder_out": str(_broker_queue),
