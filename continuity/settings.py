@@ -96,10 +96,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 if RUNTIME.cache_url:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "continuity.cache.SharedRedisCache",
             "LOCATION": RUNTIME.cache_url,
             "KEY_PREFIX": "continuity",
-            "OPTIONS": {"pool_class": "continuity.cache.SharedConnectionPool"},
         }
     }
 else:

@@ -11,6 +11,7 @@ import binascii
 import json
 import unicodedata
 from dataclasses import dataclass
+from datetime import datetime
 from uuid import UUID
 
 from django.db.models import Q, QuerySet
@@ -173,22 +174,24 @@ def memory_history(*, actor: Actor, memory_id, limit: int = 50, cursor: str | No
     return HistoryPage(events=page[:limit], next_cursor=next_cursor)
 
 
-def similarity_candidates(*, actor: Actor, scope_type: str, scope_key: str, exclude_ids=()) -> list[Memory]:
-    """Live memories a new statement in this scope could duplicate or contradict: the same
-    scope and the global scope, most recently changed first, bounded so a write costs the
-    same in a store of any size. One query per scope, so each walks the scope-recency
-    index instead of sorting the whole store."""
+def similarity_candidates(*, actor: Actor, scope_type: str, scope_key: str, exclude_ids=()) -> list[tuple[UUID, str]]:
+    """(id, content) of the live memories a new statement in this scope could duplicate or
+    contradict: the same scope and the global scope, most recently changed first, bounded so
+    a write costs the same in a store of any size. One query per scope, so each walks the
+    scope-recency index instead of sorting the whole store. Plain values: a write compares
+    its text with hundreds of these, and building model instances for them cost more than
+    the comparisons."""
     scopes = [(scope_type, scope_key)]
     if scope_type != ScopeType.GLOBAL:
         scopes.append((ScopeType.GLOBAL, ""))
-    candidates: list[Memory] = []
+    candidates: list[tuple[UUID, str, datetime]] = []
     for one_type, one_key in scopes:
         candidates += (
             memories_visible_to(actor)
             .filter(scope_type=one_type, scope_key=one_key, status__in=LIVE_STATUSES)
             .exclude(pk__in=list(exclude_ids))
             .order_by("-updated_at")
-            .only("id", "content", "status", "trust", "updated_at")[:SIMILARITY_CANDIDATES]
+            .values_list("id", "content", "updated_at")[:SIMILARITY_CANDIDATES]
         )
-    candidates.sort(key=lambda memory: memory.updated_at, reverse=True)
-    return candidates[:SIMILARITY_CANDIDATES]
+    candidates.sort(key=lambda candidate: candidate[2], reverse=True)
+    return [(memory_id, content) for memory_id, content, _ in candidates[:SIMILARITY_CANDIDATES]]

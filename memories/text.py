@@ -149,6 +149,7 @@ def stem(word: str) -> str:
 
 @dataclass(frozen=True)
 class TextAnalysis:
+    normalized: str
     terms: frozenset[str]
     negative: tuple[str, ...]  # negations and negative poles, e.g. ("don't",), ("不再",)
     positive: tuple[str, ...]  # positive poles, e.g. ("enable",), ("使用",)
@@ -212,7 +213,8 @@ class _Collector:
 @functools.lru_cache(maxsize=2048)  # remember compares one new text with many neighbours
 def analyze(text: str) -> TextAnalysis:
     collector = _Collector()
-    for token in _TOKEN.findall(normalize(text)):
+    normalized = normalize(text)
+    for token in _TOKEN.findall(normalized):
         if re.match(rf"[{_CJK}]", token):
             collector.add_cjk_run(token)
         elif "-" in token:
@@ -223,6 +225,7 @@ def analyze(text: str) -> TextAnalysis:
             collector.add_word(token)
     markers = collector.markers
     return TextAnalysis(
+        normalized,
         frozenset(collector.terms),
         tuple(markers["negative"]),
         tuple(markers["positive"]),
@@ -256,8 +259,9 @@ class Assessment:
 
 
 def _jaccard(first: frozenset[str], second: frozenset[str]) -> float:
-    union = first | second
-    return len(first & second) / len(union) if union else 0.0
+    shared = len(first & second)
+    union = len(first) + len(second) - shared
+    return shared / union if union else 0.0
 
 
 def _alternative_between(first: TextAnalysis, second: TextAnalysis) -> str | None:
@@ -285,10 +289,14 @@ def assess(new: str, existing: str) -> Assessment:
     duplicates (similarity 1.0). Otherwise they oppose each other when their negation parity
     differs, or when each picks a different side of an alternative (sync vs async) — but not
     both, since "don't use async" agrees with "use sync"."""
-    if normalize(new) == normalize(existing):
-        return Assessment(1.0, True, None)
     first, second = analyze(new), analyze(existing)
+    if first.normalized == second.normalized:
+        return Assessment(1.0, True, None)
     similarity = _jaccard(first.terms, second.terms)
+    if similarity < min(NEAR_DUPLICATE_THRESHOLD, CONTRADICTION_THRESHOLD):
+        # Neither a near-duplicate nor a contradiction, whatever the polarity: most of the
+        # hundreds of neighbours a write is compared with end here.
+        return Assessment(round(similarity, 4), False, None)
     alternative = _alternative_between(first, second)
     opposed = (first.polarity != second.polarity) != (alternative is not None)
     contradiction = None

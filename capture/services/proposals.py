@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+from uuid import UUID
+
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -37,14 +39,14 @@ def owner_patterns(owner_id) -> list[str]:
     ]
 
 
-def closest_memory(owner, *, content: str, scope_type: str, scope_key: str) -> Memory | None:
+def closest_memory_id(owner, *, content: str, scope_type: str, scope_key: str) -> UUID | None:
     """The live memory this statement would update: the most similar near-duplicate or
     contradiction among the memories remember itself compares a new write with."""
     best, best_score = None, 0.0
-    for memory in similarity_candidates(actor=Actor.owner(owner), scope_type=scope_type, scope_key=scope_key):
-        assessment = text.assess(content, memory.content)
+    for memory_id, existing in similarity_candidates(actor=Actor.owner(owner), scope_type=scope_type, scope_key=scope_key):
+        assessment = text.assess(content, existing)
         if (assessment.near_duplicate or assessment.contradiction) and assessment.similarity > best_score:
-            best, best_score = memory, assessment.similarity
+            best, best_score = memory_id, assessment.similarity
     return best
 
 
@@ -125,7 +127,7 @@ def candidates_propose(*, thread, proposals: list, agent_name: str) -> int:
 def _create(owner, proposal, item: dict, fingerprint: str, agent_name: str) -> tuple[Candidate, bool]:
     """(a new pending candidate, True), or (the one a concurrent batch created first, False)
     for the caller to merge into."""
-    replaces = closest_memory(
+    replaces_id = closest_memory_id(
         owner, content=proposal.content, scope_type=proposal.scope_type, scope_key=proposal.scope_key
     )
     try:
@@ -134,7 +136,7 @@ def _create(owner, proposal, item: dict, fingerprint: str, agent_name: str) -> t
                 owner=owner, content=proposal.content, fingerprint=fingerprint, kind=proposal.kind,
                 scope_type=proposal.scope_type, scope_key=proposal.scope_key, rule=proposal.rule,
                 confidence=proposal.confidence, evidence=[item], agents=[agent_name] if agent_name else [],
-                replaces=replaces,
+                replaces_id=replaces_id,
             )  # fmt: skip
         return candidate, True
     except IntegrityError:

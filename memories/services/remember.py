@@ -316,17 +316,17 @@ def _new_memory(actor: Actor, request: RememberRequest, value, previous: Memory 
 
 def _assess(actor: Actor, request: RememberRequest, exclude) -> tuple[list[dict], list[dict]]:
     similar, contradictions = [], []
-    for candidate in similarity_candidates(
+    for memory_id, content in similarity_candidates(
         actor=actor, scope_type=request.scope_type, scope_key=request.scope_key, exclude_ids=exclude
     ):
-        assessment = text.assess(request.content, candidate.content)
+        assessment = text.assess(request.content, content)
         if assessment.contradiction:
             contradictions.append(
-                {"id": str(candidate.pk), "reason": assessment.contradiction,
+                {"id": str(memory_id), "reason": assessment.contradiction,
                  "similarity": round(assessment.similarity, 3)}
             )  # fmt: skip
         elif assessment.near_duplicate:
-            similar.append({"id": str(candidate.pk), "similarity": round(assessment.similarity, 3)})
+            similar.append({"id": str(memory_id), "similarity": round(assessment.similarity, 3)})
 
     def best(items):
         return sorted(items, key=lambda item: (-item["similarity"], item["id"]))[:MAX_REPORTED]
