@@ -1,6 +1,6 @@
 """Load: many agents at once on a live server, against the ceiling of the MCP stack itself.
 
-    .venv/bin/python bench/load.py [--agents 50] [--duration 60] [--memories 10000]
+    .venv/bin/python bench/load.py [--agents 50] [--duration 60] [--memories 10000] [--web-processes 1]
 
 Team profile when DATABASE_URL (PostgreSQL) and REDIS_URL are set — a scratch database
 and Redis database 14, as in mcp_latency.py — otherwise lite. Seeds the store, starts
@@ -8,8 +8,9 @@ uvicorn on `continuity.asgi:application`, and runs `--agents` concurrent agents 
 each, the official Python MCP client over Streamable HTTP) for `--duration` seconds, each
 looping over a mix of 60% memory_recall, 25% memory_remember (new statements) and 15%
 memory_context. Then it drives a no-op server built on the same SDK (bench/noop_mcp_server.py)
-with exactly the same load. Prints, for both, calls/s, p50/p95/p99 and errors, their
-ratios, and the server's resident memory at the start and end of the run.
+with exactly the same load; both servers run `--web-processes` uvicorn processes. Prints,
+for both, calls/s, p50/p95/p99 and errors, their ratios, the servers' resident memory (all
+their processes) at the start and end of the run, and how busy the machine's CPUs were.
 
 Targets: zero errors; Continuity's throughput >= 70% of the no-op server's; its p95 <=
 1.5x the no-op's; memory flat over the run.
@@ -38,11 +39,31 @@ TARGET_P95_RATIO = 1.5
 MIX = (("memory_recall", 0.60), ("memory_remember", 0.25), ("memory_context", 0.15))
 
 
+def process_tree(pid: int) -> list[int]:
+    """pid and its descendants (uvicorn's --workers run as children of a supervisor)."""
+    tree, waiting = [], [pid]
+    while waiting:
+        current = waiting.pop()
+        tree.append(current)
+        for task in Path(f"/proc/{current}/task").iterdir():
+            waiting += [int(child) for child in (task / "children").read_text().split()]
+    return tree
+
+
 def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+    total = 0
+    for member in process_tree(pid):
+        for line in Path(f"/proc/{member}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                total += int(line.split()[1])
+    return total / 1024
+
+
+def cpu_times() -> tuple[int, int]:
+    """(busy, total) jiffies of all CPUs since boot."""
+    fields = [int(value) for value in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return sum(fields) - idle, sum(fields)
 
 
 def next_call(rng: random.Random, number: int, index: int, memories: int, queries: list[str]) -> tuple[str, dict]:
@@ -102,7 +123,7 @@ async def drive(url: str, tokens: list[str | None], duration: float, memories: i
     return samples, errors, time.perf_counter() - started
 
 
-def summarise(label: str, samples, errors, seconds: float, rss: tuple[float, float]) -> dict:
+def summarise(label: str, samples, errors, seconds: float, rss: tuple[float, float], busy: float) -> dict:
     latencies = [ms for _, ms in samples]
     figures = {
         "calls": len(samples), "errors": len(errors), "throughput": len(samples) / seconds,
@@ -111,7 +132,7 @@ def summarise(label: str, samples, errors, seconds: float, rss: tuple[float, flo
     }  # fmt: skip
     print(f"{label:<12} {figures['calls']:>7} {figures['errors']:>6} {figures['throughput']:>8.1f}"
           f" {figures['p50']:>8.2f} {figures['p95']:>8.2f} {figures['p99']:>8.2f}"
-          f" {rss[0]:>8.1f} {rss[1]:>8.1f}")  # fmt: skip
+          f" {rss[0]:>8.1f} {rss[1]:>8.1f} {busy:>6.0%}")  # fmt: skip
     for tool, _ in MIX:
         own = [ms for name, ms in samples if name == tool]
         if own:
@@ -126,18 +147,20 @@ def run_phase(label: str, process: subprocess.Popen, url: str, tokens, duration:
     import anyio
 
     anyio.run(drive, url, tokens[:5], 3.0, memories)  # warm up: imports, caches, connections
-    rss_start = rss_mb(process.pid)
+    rss_start, cpu_start = rss_mb(process.pid), cpu_times()
     samples, errors, seconds = anyio.run(drive, url, tokens, duration, memories)
-    return summarise(label, samples, errors, seconds, (rss_start, rss_mb(process.pid)))
+    cpu_end = cpu_times()
+    busy = (cpu_end[0] - cpu_start[0]) / max(cpu_end[1] - cpu_start[1], 1)
+    return summarise(label, samples, errors, seconds, (rss_start, rss_mb(process.pid)), busy)
 
 
-def start_noop(log_path: Path) -> tuple[subprocess.Popen, str]:
+def start_noop(log_path: Path, processes: int) -> tuple[subprocess.Popen, str]:
     import httpx
 
     port = harness.free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "bench.noop_mcp_server:app", "--host", "127.0.0.1", "--port", str(port),
-         "--no-access-log", "--log-level", "warning"],
+         "--no-access-log", "--log-level", "warning", "--workers", str(processes)],
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=open(log_path, "w"), stderr=subprocess.STDOUT,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}/mcp"
@@ -158,6 +181,7 @@ def main() -> int:
     parser.add_argument("--agents", type=int, default=50)
     parser.add_argument("--duration", type=float, default=60.0)
     parser.add_argument("--memories", type=int, default=10_000)
+    parser.add_argument("--web-processes", type=int, default=1, help="uvicorn processes per server")
     args = parser.parse_args()
 
     admin_url = os.environ.get("DATABASE_URL", "")
@@ -165,17 +189,18 @@ def main() -> int:
     processes = []
     try:
         _, tokens = harness.seed(args.memories, args.agents)
-        server, url = harness.start_server(Path(data_dir) / "uvicorn.log")
+        server, url = harness.start_server(Path(data_dir) / "uvicorn.log", args.web_processes)
         processes.append(server)
         print(f"profile: {profile}; {args.memories} memories; {args.agents} agents for {args.duration:.0f} s "
-              f"each; one uvicorn process per server on loopback; official Python MCP client")  # fmt: skip
+              f"each; {args.web_processes} uvicorn process(es) per server on loopback; official Python MCP "
+              f"client; {os.cpu_count()} CPUs")  # fmt: skip
         print(f"{'server':<12} {'calls':>7} {'errors':>6} {'calls/s':>8} {'p50 ms':>8} {'p95 ms':>8}"
-              f" {'p99 ms':>8} {'RSS0 MB':>8} {'RSS1 MB':>8}")  # fmt: skip
+              f" {'p99 ms':>8} {'RSS0 MB':>8} {'RSS1 MB':>8} {'CPUs':>6}")  # fmt: skip
         ours = run_phase("continuity", server, url, tokens, args.duration, args.memories)
         server.terminate()
         server.wait(timeout=30)
 
-        noop, noop_url = start_noop(Path(data_dir) / "noop.log")
+        noop, noop_url = start_noop(Path(data_dir) / "noop.log", args.web_processes)
         processes.append(noop)
         ceiling = run_phase("no-op", noop, noop_url, [None] * args.agents, args.duration, args.memories)
     finally:

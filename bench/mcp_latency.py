@@ -145,14 +145,16 @@ def seed(memories: int, clients: int) -> tuple[str, list[str]]:
 # --- the server -----------------------------------------------------------------------------
 
 
-def start_server(log_path: Path) -> tuple[subprocess.Popen, str]:
+def start_server(log_path: Path, processes: int = 1) -> tuple[subprocess.Popen, str]:
+    """uvicorn serving Continuity with `processes` web processes (uvicorn's --workers)."""
     import httpx
 
     port = free_port()
     log = open(log_path, "w")
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "continuity.asgi:application", "--host", "127.0.0.1",
-         "--port", str(port), "--lifespan", "on", "--no-access-log", "--log-level", "warning"],
+         "--port", str(port), "--lifespan", "on", "--no-access-log", "--log-level", "warning",
+         "--workers", str(processes)],
         cwd=ROOT, env=dict(os.environ), stdin=subprocess.DEVNULL, stdout=log,
         stderr=subprocess.STDOUT,
     )  # fmt: skip
