@@ -109,7 +109,9 @@ async def agent(url: str, token: str | None, number: int, deadline: float, memor
                     errors.append(f"{tool}: {detail[:200]}")
 
 
-async def drive(url: str, tokens: list[str | None], duration: float, memories: int) -> tuple[list, list, float]:
+async def drive(url: str, tokens: list[str | None], duration: float, memories: int, watch=None) -> tuple[list, list, float]:
+    """Run the agents until `duration` is over; `watch`, if given, is called at every sixth
+    of it (the server's memory over the run)."""
     import anyio
 
     queries = [query for _, query in corpus.query_mix(500)]
@@ -117,9 +119,17 @@ async def drive(url: str, tokens: list[str | None], duration: float, memories: i
     errors: list[str] = []
     started = time.perf_counter()
     deadline = started + duration
+
+    async def watching():
+        for _ in range(6):
+            await anyio.sleep(duration / 6)
+            watch()
+
     async with anyio.create_task_group() as group:
         for number, token in enumerate(tokens):
             group.start_soon(agent, url, token, number, deadline, memories, queries, samples, errors)
+        if watch is not None:
+            group.start_soon(watching)
     return samples, errors, time.perf_counter() - started
 
 
@@ -147,11 +157,14 @@ def run_phase(label: str, process: subprocess.Popen, url: str, tokens, duration:
     import anyio
 
     anyio.run(drive, url, tokens[:5], 3.0, memories)  # warm up: imports, caches, connections
-    rss_start, cpu_start = rss_mb(process.pid), cpu_times()
-    samples, errors, seconds = anyio.run(drive, url, tokens, duration, memories)
+    rss = [rss_mb(process.pid)]
+    cpu_start = cpu_times()
+    samples, errors, seconds = anyio.run(drive, url, tokens, duration, memories, lambda: rss.append(rss_mb(process.pid)))
     cpu_end = cpu_times()
     busy = (cpu_end[0] - cpu_start[0]) / max(cpu_end[1] - cpu_start[1], 1)
-    return summarise(label, samples, errors, seconds, (rss_start, rss_mb(process.pid)), busy)
+    figures = summarise(label, samples, errors, seconds, (rss[0], rss_mb(process.pid)), busy)
+    print(f"  server RSS over the run (MB): {', '.join(f'{mb:.0f}' for mb in rss)}")
+    return figures
 
 
 def start_noop(log_path: Path, processes: int) -> tuple[subprocess.Popen, str]:
