@@ -9,6 +9,7 @@ message is written under a name the consumer ignores and renamed into place: the
 atomic within a folder, so the consumer sees a whole message or none.
 """
 
+import contextlib
 import logging
 import os
 import uuid
@@ -35,10 +36,8 @@ class Channel(filesystem.Channel):
                 message.write(str_to_bytes(dumps(payload)))
             os.replace(partial, final)
         except OSError as exc:
-            try:
+            with contextlib.suppress(OSError):  # nothing was created, or it is gone already
                 os.unlink(partial)
-            except OSError:
-                pass
             raise filesystem.ChannelError(f"Cannot add file {final!r} to directory") from exc
 
     def _get(self, queue):
