@@ -37,12 +37,12 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import setup_databases, teardown_databases  # noqa: E402
 
+from accounts.tokens import token_create  # noqa: E402
 from capture import adapters, extraction  # noqa: E402
 from capture.models import ConversationEvent  # noqa: E402
 from capture.redaction import redact  # noqa: E402
 from capture.services import ingest  # noqa: E402
-from continuity.actors import Actor  # noqa: E402
-from continuity.tokens import token_create  # noqa: E402
+from foundation.actors import Actor  # noqa: E402
 
 PROMPTS = [
     "Please refactor the payment module so the retry logic lives in one place.",
@@ -94,8 +94,13 @@ def transcript(batch: int, items: int, rng: random.Random) -> list[dict]:
 
 def run(actor, batches: list[list[dict]], prefix: str, label: str) -> None:
     ids = [
-        ingest.batch_submit(actor=actor, source="claude_code", thread_id=f"{prefix}-{n % 4}",
-                            items=items, size_bytes=0).pk  # fmt: skip
+        ingest.batch_submit(
+            actor=actor,
+            source="claude_code",
+            thread_id=f"{prefix}-{n % 4}",
+            items=items,
+            size_bytes=0,
+        ).pk  # fmt: skip
         for n, items in enumerate(batches)
     ]
     before = ConversationEvent.objects.count()
@@ -157,7 +162,9 @@ def main() -> None:
 
     if connection.vendor == "postgresql":
         settings_dict = connection.settings_dict
-        settings_dict.setdefault("TEST", {})["NAME"] = f"test_{settings_dict['NAME']}_capture_{os.getpid()}"
+        settings_dict.setdefault("TEST", {})["NAME"] = (
+            f"test_{settings_dict['NAME']}_capture_{os.getpid()}"
+        )
     old_config = setup_databases(verbosity=0, interactive=False)
     try:
         call_command("migrate", verbosity=0)
@@ -166,9 +173,16 @@ def main() -> None:
                                 scopes=["capture:write"], expires_in_days=1)  # fmt: skip
         actor = Actor.agent(token)
         ingest.enqueue = lambda batch_id: None  # the bench drives the worker path itself
-        print(f"database: {connection.vendor}; {args.batches} batches x {args.items} transcript lines")
+        print(
+            f"database: {connection.vendor}; {args.batches} batches x {args.items} transcript lines"
+        )
         print(f"parse + redact only (no database): {parsed_events / pure:,.0f} events/s")
-        run(actor, batches, "full", "worker path (parse, redact, fingerprint, insert, checkpoint, extraction)")
+        run(
+            actor,
+            batches,
+            "full",
+            "worker path (parse, redact, fingerprint, insert, checkpoint, extraction)",
+        )
         real_extraction = extraction.propose_candidates
         extraction.propose_candidates = lambda thread, events, agent_name: 0
         try:

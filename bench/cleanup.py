@@ -4,7 +4,7 @@
 
 Conversation events do not exist yet (capture comes later); idempotency records are the
 largest table that does, and stand in for them: the purge is the same code path any
-retention rule takes (continuity.maintenance.retention.purge: primary-key batches of
+retention rule takes (foundation.maintenance.retention.purge: primary-key batches of
 2,000, one short transaction each). Each size is seeded with that many expired rows plus
 1% fresh rows that must survive, then purged; the script prints seconds, rows/s and the
 growth and the peak of the process's resident memory during the purge (sampled every
@@ -104,7 +104,11 @@ def run_profile(profile: str, sizes: list[int]) -> None:
 
         import psycopg
 
-        base = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("DATABASE_URL") or DEFAULT_POSTGRES
+        base = (
+            os.environ.get("BENCH_DATABASE_URL")
+            or os.environ.get("DATABASE_URL")
+            or DEFAULT_POSTGRES
+        )
         scratch = f"continuity_workers_bench_{secrets.token_hex(3)}"
         with psycopg.connect(base, dbname="postgres", autocommit=True) as admin:
             admin.execute(f'CREATE DATABASE "{scratch}"')
@@ -121,16 +125,20 @@ def run_profile(profile: str, sizes: list[int]) -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from continuity.maintenance.retention import purge, rule_get
-    from continuity.maintenance.runs import Deadline
+    from foundation.maintenance.retention import purge, rule_get
+    from foundation.maintenance.runs import Deadline
     from memories.models import IdempotencyRecord
 
     try:
         call_command("migrate", verbosity=0)
         owner = get_user_model().objects.create_user(username="bench")
         rule = rule_get("idempotency_records")
-        print(f"\n{profile} ({connection.vendor}): purging {STAND_IN}, batches of {rule.batch_size}")
-        print(f"{'expired rows':>13} {'seed s':>8} {'purge s':>8} {'rows/s':>9} {'RSS +MB':>8} {'peak RSS MB':>12}  kept")
+        print(
+            f"\n{profile} ({connection.vendor}): purging {STAND_IN}, batches of {rule.batch_size}"
+        )
+        print(
+            f"{'expired rows':>13} {'seed s':>8} {'purge s':>8} {'rows/s':>9} {'RSS +MB':>8} {'peak RSS MB':>12}  kept"
+        )
         for size in sizes:
             IdempotencyRecord.objects.all().delete()
             started = time.perf_counter()

@@ -51,10 +51,14 @@ def decorate(owner, start: int, stop: int) -> None:
     from memories.models import Memory, MemoryEvent, MemoryLink
 
     rows = list(
-        Memory.objects.filter(owner=owner).order_by("created_at").values_list("pk", "trust", "version")[start:stop]
+        Memory.objects.filter(owner=owner)
+        .order_by("created_at")
+        .values_list("pk", "trust", "version")[start:stop]
     )
     confirmed = [pk for pk, trust, _ in rows if trust == "confirmed"]
-    disputed = [pk for index, (pk, trust, _) in enumerate(rows) if index % 100 == 1 and trust != "confirmed"]
+    disputed = [
+        pk for index, (pk, trust, _) in enumerate(rows) if index % 100 == 1 and trust != "confirmed"
+    ]
     archived = [pk for index, (pk, trust, _) in enumerate(rows) if index % 100 == 2]
     Memory.objects.filter(pk__in=disputed).update(status="disputed")
     Memory.objects.filter(pk__in=archived).update(status="archived")
@@ -78,8 +82,9 @@ def review_queue(owner, pks: list) -> None:
 
     from django.utils import timezone
 
-    from continuity.models import MaintenanceRun, ReviewProposal
+    from foundation.models import MaintenanceRun
     from handoff.models import HandoffCapsule
+    from memories.models import ReviewProposal
 
     now = timezone.now()
     ReviewProposal.objects.bulk_create(
@@ -122,14 +127,14 @@ def main() -> int:
         import django
 
         django.setup()
+        from django.conf import settings
         from django.contrib.auth import get_user_model
         from django.db import connection
         from django.test import Client
-        from django.conf import settings
         from django.test.utils import setup_databases, teardown_databases
 
-        from continuity.actors import Actor
-        from continuity.tokens import token_create
+        from accounts.tokens import token_create
+        from foundation.actors import Actor
 
         # Not setup_test_environment(): its instrumented template rendering copies every
         # context for the test client, which no server does. Only the client's host name.
@@ -156,11 +161,18 @@ def main() -> int:
                     name: [(path, {})] for name, path in PAGES.items()
                 }
                 first = client.get("/").content.decode()
-                cursor = first.split("cursor=")[1].split("&")[0].split('"')[0] if "cursor=" in first else ""
-                requests["core page 2 (htmx)"] = [(f"/?cursor={cursor}&fragment=page", {"HX-Request": "true"})]
+                cursor = (
+                    first.split("cursor=")[1].split("&")[0].split('"')[0]
+                    if "cursor=" in first
+                    else ""
+                )
+                requests["core page 2 (htmx)"] = [
+                    (f"/?cursor={cursor}&fragment=page", {"HX-Request": "true"})
+                ]
                 for label, words in SEARCHES.items():
                     requests[f"search {label} (htmx)"] = [
-                        (f"/search/?q={word}", {"HX-Request": "true", "HX-Target": "results"}) for word in words
+                        (f"/search/?q={word}", {"HX-Request": "true", "HX-Target": "results"})
+                        for word in words
                     ]
                 for name, variants in requests.items():
                     samples = []
@@ -177,7 +189,9 @@ def main() -> int:
                     p95 = corpus.percentile(samples, 0.95)
                     if size == sizes[-1]:
                         worst[name] = p95
-                    print(f"{size:>9} {name:<22} {statistics.median(samples):>7.1f} {p95:>7.1f} {max(samples):>7.1f}")
+                    print(
+                        f"{size:>9} {name:<22} {statistics.median(samples):>7.1f} {p95:>7.1f} {max(samples):>7.1f}"
+                    )
         finally:
             from memories.access import access_log
 

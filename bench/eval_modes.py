@@ -36,7 +36,10 @@ HINTS_PATH = FIXTURES / "hints_bilingual.jsonl"
 
 def with_hints(corpus: list[dict], hints: dict[str, list[str]]) -> list[dict]:
     return [
-        {**item, "retrieval_hints": [*(item.get("retrieval_hints") or []), *hints.get(item["id"], [])]}
+        {
+            **item,
+            "retrieval_hints": [*(item.get("retrieval_hints") or []), *hints.get(item["id"], [])],
+        }
         for item in corpus
     ]
 
@@ -46,7 +49,11 @@ def glossary(enabled: bool):
     from memories.retrieval import concepts
 
     def clear():
-        for function in (concepts._alternatives_by_concept, concepts._triggers, concepts.query_units):
+        for function in (
+            concepts._alternatives_by_concept,
+            concepts._triggers,
+            concepts.query_units,
+        ):
             function.cache_clear()
 
     saved = concepts.GLOSSARY
@@ -78,7 +85,9 @@ def run_mode(evaluation, user_model, name: str, corpus, queries, hints) -> tuple
     owner = user_model.objects.create_user(f"eval-{name.strip('+')}")
     mode_corpus = with_hints(corpus, hints) if "hints" in features else corpus
     mode_queries = [
-        query if "alt" in features else {key: value for key, value in query.items() if key != "alt_queries"}
+        query
+        if "alt" in features
+        else {key: value for key, value in query.items() if key != "alt_queries"}
         for query in queries
     ]
     with glossary("glossary" in features), semantic("semantic" in features):
@@ -98,7 +107,8 @@ def compare(evaluation, corpus, queries) -> dict[str, dict]:
     hints = {row["id"]: row["retrieval_hints"] for row in evaluation.read_jsonl(HINTS_PATH)}
     queries = queries + evaluation.read_jsonl(CROSSLANG_PATH)
     return {
-        name: run_mode(evaluation, get_user_model(), name, corpus, queries, hints)[0] for name in MODES
+        name: run_mode(evaluation, get_user_model(), name, corpus, queries, hints)[0]
+        for name in MODES
     }
 
 
@@ -115,10 +125,16 @@ def print_comparison(summaries: dict[str, dict]) -> None:
             else:
                 cells.append(f"{row['recall@5']:.2f} / {row['mrr@10']:.2f}".rjust(14))
         print(f"{category:<13}" + "".join(cells))
-    print(f"{'abstention':<13}" + "".join(f"{s['overall']['abstention']:>14.2f}" for s in summaries.values()))
+    print(
+        f"{'abstention':<13}"
+        + "".join(f"{s['overall']['abstention']:>14.2f}" for s in summaries.values())
+    )
     print(f"{'false-abst.':<13}" + "".join(
         f"{s['overall']['false_abstention']:>14.2f}" for s in summaries.values()))  # fmt: skip
-    print(f"{'scope leaks':<13}" + "".join(f"{s['overall']['scope_leaks']:>14}" for s in summaries.values()))
+    print(
+        f"{'scope leaks':<13}"
+        + "".join(f"{s['overall']['scope_leaks']:>14}" for s in summaries.values())
+    )
 
 
 def as_json(summaries: dict[str, dict]) -> str:
@@ -150,7 +166,9 @@ def calibrate(evaluation, corpus, queries, floors, spans, candidate_floor) -> li
             for span in spans:
                 channel.CALIBRATION[model] = (candidate_floor, floor, floor + span)
                 runs = evaluation.run_queries(queries, actors, ids)
-                outcomes = [evaluation.score_query(q, r, statuses, heads) for q, r in zip(queries, runs)]
+                outcomes = [
+                    evaluation.score_query(q, r, statuses, heads) for q, r in zip(queries, runs)
+                ]
                 overall = evaluation.summarize(outcomes)["overall"]
                 rows.append({"floor": floor, "ceiling": round(floor + span, 3), **{
                     name: overall[name] for name in ("recall@5", "mrr@10", "abstention", "false_abstention")

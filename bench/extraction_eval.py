@@ -34,7 +34,9 @@ CASES = ROOT / "tests" / "fixtures" / "capture" / "extraction_cases.jsonl"
 
 def setup_django() -> None:
     sys.path.insert(0, str(ROOT))
-    os.environ.setdefault("CONTINUITY_DATA_DIR", tempfile.mkdtemp(prefix="continuity-extraction-eval-"))
+    os.environ.setdefault(
+        "CONTINUITY_DATA_DIR", tempfile.mkdtemp(prefix="continuity-extraction-eval-")
+    )
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "continuity.settings")
     import django
 
@@ -45,9 +47,17 @@ def events_of(case: dict) -> list:
     """The case's turns as the attributes extraction reads from ConversationEvent rows."""
     return [
         SimpleNamespace(
-            pk=index, fingerprint=f"{case['id']}-{index}", thread_id=0, run_id="", seq=index,
-            role=turn["role"], text=turn["text"], is_marker=False, is_final=turn.get("final", True),
-            occurred_at=None, created_at=None,
+            pk=index,
+            fingerprint=f"{case['id']}-{index}",
+            thread_id=0,
+            run_id="",
+            seq=index,
+            role=turn["role"],
+            text=turn["text"],
+            is_marker=False,
+            is_final=turn.get("final", True),
+            occurred_at=None,
+            created_at=None,
         )  # fmt: skip
         for index, turn in enumerate(case["turns"])
     ]
@@ -80,7 +90,9 @@ def evaluate(cases: list[dict]) -> dict:
             if not hit:
                 misses.append((case["id"], "unexpected", proposal.content, proposal.kind))
             elif proposal.kind != expected[key]:
-                misses.append((case["id"], "kind", proposal.content, f"{proposal.kind} != {expected[key]}"))
+                misses.append(
+                    (case["id"], "kind", proposal.content, f"{proposal.kind} != {expected[key]}")
+                )
         for key in set(expected) - found:
             misses.append((case["id"], "missed", key, expected[key]))
     return {"totals": totals, "misses": misses}
@@ -95,10 +107,14 @@ def main() -> int:
     parser.add_argument("--verbose", action="store_true", help="list every miss and false positive")
     args = parser.parse_args()
     setup_django()
-    cases = [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if line.strip()]
+    cases = [
+        json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     result = evaluate(cases)
     print(f"extraction eval: {len(cases)} cases from {CASES.relative_to(ROOT)}")
-    print(f"{'lang':<6} {'precision':>9} {'recall':>7} {'kind acc':>8} {'proposals':>9} {'expected':>8} {'neg FP':>8}")
+    print(
+        f"{'lang':<6} {'precision':>9} {'recall':>7} {'kind acc':>8} {'proposals':>9} {'expected':>8} {'neg FP':>8}"
+    )
     for bucket in ("en", "zh", "mixed", "all"):
         row = result["totals"][bucket]
         print(

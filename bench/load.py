@@ -66,7 +66,9 @@ def cpu_times() -> tuple[int, int]:
     return sum(fields) - idle, sum(fields)
 
 
-def next_call(rng: random.Random, number: int, index: int, memories: int, queries: list[str]) -> tuple[str, dict]:
+def next_call(
+    rng: random.Random, number: int, index: int, memories: int, queries: list[str]
+) -> tuple[str, dict]:
     roll, tool = rng.random(), MIX[-1][0]
     for name, share in MIX:
         if roll < share:
@@ -78,13 +80,27 @@ def next_call(rng: random.Random, number: int, index: int, memories: int, querie
     if tool == "memory_recall":
         return tool, {"query": query, "project_key": project, "limit": corpus.LIMIT}
     if tool == "memory_context":
-        return tool, {"query": query, "purpose": "coding", "token_budget": 800, "project_key": project}
+        return tool, {
+            "query": query,
+            "purpose": "coding",
+            "token_budget": 800,
+            "project_key": project,
+        }
     content, tags, hints = corpus.statement(memories + 10_000_000 * (number + 1) + index)
     return tool, {"content": content, "kind": "fact", "scope_type": "project", "scope_key": project,
                   "tags": tags, "retrieval_hints": hints}  # fmt: skip
 
 
-async def agent(url: str, token: str | None, number: int, deadline: float, memories: int, queries, samples, errors):
+async def agent(
+    url: str,
+    token: str | None,
+    number: int,
+    deadline: float,
+    memories: int,
+    queries,
+    samples,
+    errors,
+):
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -109,7 +125,9 @@ async def agent(url: str, token: str | None, number: int, deadline: float, memor
                     errors.append(f"{tool}: {detail[:200]}")
 
 
-async def drive(url: str, tokens: list[str | None], duration: float, memories: int, watch=None) -> tuple[list, list, float]:
+async def drive(
+    url: str, tokens: list[str | None], duration: float, memories: int, watch=None
+) -> tuple[list, list, float]:
     """Run the agents until `duration` is over; `watch`, if given, is called at every sixth
     of it (the server's memory over the run)."""
     import anyio
@@ -127,13 +145,17 @@ async def drive(url: str, tokens: list[str | None], duration: float, memories: i
 
     async with anyio.create_task_group() as group:
         for number, token in enumerate(tokens):
-            group.start_soon(agent, url, token, number, deadline, memories, queries, samples, errors)
+            group.start_soon(
+                agent, url, token, number, deadline, memories, queries, samples, errors
+            )
         if watch is not None:
             group.start_soon(watching)
     return samples, errors, time.perf_counter() - started
 
 
-def summarise(label: str, samples, errors, seconds: float, rss: tuple[float, float], busy: float) -> dict:
+def summarise(
+    label: str, samples, errors, seconds: float, rss: tuple[float, float], busy: float
+) -> dict:
     latencies = [ms for _, ms in samples]
     figures = {
         "calls": len(samples), "errors": len(errors), "throughput": len(samples) / seconds,
@@ -153,13 +175,17 @@ def summarise(label: str, samples, errors, seconds: float, rss: tuple[float, flo
     return figures
 
 
-def run_phase(label: str, process: subprocess.Popen, url: str, tokens, duration: float, memories: int) -> dict:
+def run_phase(
+    label: str, process: subprocess.Popen, url: str, tokens, duration: float, memories: int
+) -> dict:
     import anyio
 
     anyio.run(drive, url, tokens[:5], 3.0, memories)  # warm up: imports, caches, connections
     rss = [rss_mb(process.pid)]
     cpu_start = cpu_times()
-    samples, errors, seconds = anyio.run(drive, url, tokens, duration, memories, lambda: rss.append(rss_mb(process.pid)))
+    samples, errors, seconds = anyio.run(
+        drive, url, tokens, duration, memories, lambda: rss.append(rss_mb(process.pid))
+    )
     cpu_end = cpu_times()
     busy = (cpu_end[0] - cpu_start[0]) / max(cpu_end[1] - cpu_start[1], 1)
     figures = summarise(label, samples, errors, seconds, (rss[0], rss_mb(process.pid)), busy)
@@ -215,7 +241,9 @@ def main() -> int:
 
         noop, noop_url = start_noop(Path(data_dir) / "noop.log", args.web_processes)
         processes.append(noop)
-        ceiling = run_phase("no-op", noop, noop_url, [None] * args.agents, args.duration, args.memories)
+        ceiling = run_phase(
+            "no-op", noop, noop_url, [None] * args.agents, args.duration, args.memories
+        )
     finally:
         for process in processes:
             if process.poll() is None:
@@ -231,9 +259,13 @@ def main() -> int:
     throughput_ratio = ours["throughput"] / ceiling["throughput"]
     p95_ratio = ours["p95"] / ceiling["p95"]
     print()
-    print(f"throughput: {throughput_ratio:.0%} of the no-op server's (target >= {TARGET_THROUGHPUT_RATIO:.0%})")
+    print(
+        f"throughput: {throughput_ratio:.0%} of the no-op server's (target >= {TARGET_THROUGHPUT_RATIO:.0%})"
+    )
     print(f"p95: {p95_ratio:.2f}x the no-op server's (target <= {TARGET_P95_RATIO}x)")
-    print(f"errors: {ours['errors']} (target 0); server RSS {ours['rss_start']:.0f} -> {ours['rss_end']:.0f} MB")
+    print(
+        f"errors: {ours['errors']} (target 0); server RSS {ours['rss_start']:.0f} -> {ours['rss_end']:.0f} MB"
+    )
     load_1, load_5, _ = os.getloadavg()
     print(f"machine load: {load_1:.1f} (1 min), {load_5:.1f} (5 min) on {os.cpu_count()} CPUs")
     return 1 if ours["errors"] else 0

@@ -24,8 +24,8 @@ when any call failed.
 
 from __future__ import annotations
 
-import contextlib
 import argparse
+import contextlib
 import os
 import secrets
 import shutil
@@ -111,8 +111,8 @@ def seed(memories: int, clients: int) -> tuple[str, list[str]]:
     from django.core.management import call_command
     from django.db import connections
 
-    from continuity.actors import Actor
-    from continuity.tokens import token_create
+    from accounts.tokens import token_create
+    from foundation.actors import Actor
 
     call_command("migrate", verbosity=0, skip_checks=True)
     owner = get_user_model().objects.create_user("bench-owner")
@@ -127,7 +127,9 @@ def seed(memories: int, clients: int) -> tuple[str, list[str]]:
         real = min(memories, 1000)
         rate = corpus.embed_for_real(owner, real)
         corpus.add_vectors(owner, real, memories)
-        print(f"vectors for all {memories}: {real} embedded ({rate:.0f}/s), the rest derived from them")
+        print(
+            f"vectors for all {memories}: {real} embedded ({rate:.0f}/s), the rest derived from them"
+        )
 
     def issue(name: str) -> str:
         _, raw = token_create(
@@ -289,9 +291,7 @@ def main() -> int:
         report("sequential", sequential, time.perf_counter() - started)
 
         started = time.perf_counter()
-        together = anyio.run(
-            concurrently, url, client_tokens, args.calls, args.memories, args.mode
-        )
+        together = anyio.run(concurrently, url, client_tokens, args.calls, args.memories, args.mode)
         report(f"{args.clients} clients", together, time.perf_counter() - started)
     finally:
         if server is not None:

@@ -30,7 +30,14 @@ def memory_remember(
 def memory_context(
     query: str, purpose: str = "general", token_budget: int = 1500, project_key: str | None = None
 ) -> dict:
-    return {"context": "", "items": [], "omitted": [], "budget": {"used": 0, "remaining": token_budget}}
+    return {
+        "context": "",
+        "items": [],
+        "omitted": [],
+        "budget": {"used": 0, "remaining": token_budget},
+    }
 
 
-app = server.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True)
+app = server.streamable_http_app(
+    streamable_http_path="/mcp", stateless_http=True, json_response=True
+)

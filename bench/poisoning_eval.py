@@ -28,7 +28,9 @@ FIXTURES = ROOT / "tests" / "fixtures" / "poisoning"
 
 
 def load(name: str) -> list[dict]:
-    return [json.loads(line) for line in (FIXTURES / f"{name}.jsonl").read_text().splitlines() if line]
+    return [
+        json.loads(line) for line in (FIXTURES / f"{name}.jsonl").read_text().splitlines() if line
+    ]
 
 
 def rate(hits: int, total: int) -> str:
@@ -52,7 +54,9 @@ def report(label: str, attacks: list[dict], ordinary: list[dict]) -> None:
         if found:
             alarms.append((case["text"], [finding.rule for finding in found]))
     for lang in sorted(set(caught) | set(flagged)):
-        print(f"  {lang:6} attacks caught {rate(*caught[lang]):>14}   ordinary flagged {rate(*flagged[lang]):>12}")
+        print(
+            f"  {lang:6} attacks caught {rate(*caught[lang]):>14}   ordinary flagged {rate(*flagged[lang]):>12}"
+        )
     total_caught = sum(hits for hits, _ in caught.values())
     total_flagged = sum(hits for hits, _ in flagged.values())
     print(f"  all    attacks caught {rate(total_caught, len(attacks)):>14}   "

@@ -52,8 +52,8 @@ def seed(memories: int) -> None:
     django.setup()
     from django.contrib.auth import get_user_model
 
-    from continuity.actors import Actor
-    from continuity.tokens import token_create
+    from accounts.tokens import token_create
+    from foundation.actors import Actor
     from memories.services import memory_remember
 
     owner = get_user_model().objects.create_user(username="bench", password="bench password long")
@@ -67,7 +67,11 @@ def seed(memories: int) -> None:
             scope_key="github:bench/shop" if in_project else None,
         )  # fmt: skip
     _, raw = token_create(
-        actor=actor, name="bench", agent_name="claude-code", scopes=["memories:read"], expires_in_days=1
+        actor=actor,
+        name="bench",
+        agent_name="claude-code",
+        scopes=["memories:read"],
+        expires_in_days=1,
     )
     print(json.dumps({"token": raw}))
 
@@ -92,7 +96,9 @@ def run_hooks(home: Path, cwd: Path, url: str, token: str, runs: int) -> tuple[l
         payload = json.dumps({"session_id": "bench", "cwd": str(cwd), "hook_event_name": "UserPromptSubmit",
                               "prompt": prompt}, ensure_ascii=False).encode()  # fmt: skip
         started = time.perf_counter()
-        done = subprocess.run([str(SCRIPT), "hook", "claude-prompt"], input=payload, capture_output=True, env=env)
+        done = subprocess.run(
+            [str(SCRIPT), "hook", "claude-prompt"], input=payload, capture_output=True, env=env
+        )
         timings.append((time.perf_counter() - started) * 1000)
         printed += bool(done.stdout)
     return timings, printed
@@ -107,7 +113,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--memories", type=int, default=500)
     parser.add_argument("--runs", type=int, default=50)
-    parser.add_argument("--embedder", default=None, help="CONTINUITY_EMBEDDER for the server (e.g. none)")
+    parser.add_argument(
+        "--embedder", default=None, help="CONTINUITY_EMBEDDER for the server (e.g. none)"
+    )
     parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.seed is not None:
@@ -115,14 +123,23 @@ def main() -> int:
         return 0
 
     scratch = Path(tempfile.mkdtemp(prefix="continuity-hook-bench-"))
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL")
+    }
     env |= {"DJANGO_SETTINGS_MODULE": "continuity.settings", "CONTINUITY_DATA_DIR": str(scratch / "data"),
             "CONTINUITY_CELERY_EAGER": "true", "PYTHONPATH": str(ROOT)}  # fmt: skip
     if args.embedder is not None:
         env["CONTINUITY_EMBEDDER"] = args.embedder
     server = None
     try:
-        subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+        )
         seeded = subprocess.run([sys.executable, __file__, "--seed", str(args.memories)], cwd=ROOT, env=env,
                                 check=True, capture_output=True, text=True)  # fmt: skip
         token = json.loads(seeded.stdout.strip().splitlines()[-1])["token"]
@@ -142,7 +159,9 @@ def main() -> int:
             time.sleep(0.2)
         # One warm-up call pays the server's one-time costs (imports, a model load).
         request = urllib.request.Request(
-            f"{url}/api/v1/inject", data=json.dumps({"prompt": "warm up"}).encode(), method="POST",
+            f"{url}/api/v1/inject",
+            data=json.dumps({"prompt": "warm up"}).encode(),
+            method="POST",
             headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
         )
         urllib.request.urlopen(request, timeout=60).read()
@@ -156,21 +175,30 @@ def main() -> int:
         print(f"lite profile, {args.memories} memories, semantic channel: "
               f"{'off' if args.embedder in ('none', '') else 'as configured'}; {os.cpu_count()} CPUs; "
               f"load average {os.getloadavg()[0]:.1f} at start")  # fmt: skip
-        floor, _ = run_hooks(home, checkout, f"http://127.0.0.1:{free_port()}", token, max(10, args.runs // 5))
+        floor, _ = run_hooks(
+            home, checkout, f"http://127.0.0.1:{free_port()}", token, max(10, args.runs // 5)
+        )
         report("floor (server down, fail open)", floor)
         timings, printed = run_hooks(home, checkout, url, token, args.runs)
         report("prompt hook, from process start", timings)
         print(f"calls that printed a memory block: {printed}/{args.runs}")
         with sqlite3.connect(scratch / "data" / "continuity.sqlite3") as db:
-            rows = db.execute("SELECT latency_ms, reason FROM capture_injectionreceipt ORDER BY id").fetchall()[1:]
+            rows = db.execute(
+                "SELECT latency_ms, reason FROM capture_injectionreceipt ORDER BY id"
+            ).fetchall()[1:]
         server_side = [latency for latency, _ in rows]
         if server_side:
             report("server-side injection (receipts)", server_side)
             reasons = {}
             for _, reason in rows:
                 reasons[reason or "injected"] = reasons.get(reason or "injected", 0) + 1
-            print("receipts by reason:", ", ".join(f"{name} {n}" for name, n in sorted(reasons.items())))
-        print(f"load average {os.getloadavg()[0]:.1f} at the end (a shared machine: figures vary with it)")
+            print(
+                "receipts by reason:",
+                ", ".join(f"{name} {n}" for name, n in sorted(reasons.items())),
+            )
+        print(
+            f"load average {os.getloadavg()[0]:.1f} at the end (a shared machine: figures vary with it)"
+        )
         return 0
     finally:
         if server is not None:

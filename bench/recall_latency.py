@@ -72,7 +72,16 @@ TOPICS = ["cache", "deploy", "migration", "branch", "image", "queue", "timeout",
 RULES = ["must go through review", "runs on weekdays only", "is pinned in the lockfile",
          "needs a changelog entry", "is owned by the platform team", "was rolled back twice",
          "is tested in staging first", "is documented in the runbook"]  # fmt: skip
-CN_SUBJECTS = ["支付服务", "前端项目", "数据管道", "订单系统", "网关", "账本服务", "报表任务", "用户中心"]
+CN_SUBJECTS = [
+    "支付服务",
+    "前端项目",
+    "数据管道",
+    "订单系统",
+    "网关",
+    "账本服务",
+    "报表任务",
+    "用户中心",
+]
 CN_TOPICS = ["缓存", "分支", "镜像", "部署", "迁移", "队列", "超时", "重试", "索引", "回滚",
              "发布", "日志", "监控", "限流", "分区", "对账", "测试", "配置"]  # fmt: skip
 CN_RULES = ["必须经过评审", "只在工作日执行", "需要先在预发验证", "由平台组负责",
@@ -250,7 +259,9 @@ def percentile(samples: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
-def time_queries(actor, queries: list[tuple[str, str]], projects: int, semantic: bool) -> dict[str, list[float]]:
+def time_queries(
+    actor, queries: list[tuple[str, str]], projects: int, semantic: bool
+) -> dict[str, list[float]]:
     from memories.embeddings.channel import SemanticChannel
     from memories.retrieval import recall
     from memories.retrieval.channels import register_semantic_channel
@@ -303,9 +314,8 @@ def main() -> int:
         from django.db import connection
         from django.test.utils import setup_databases, teardown_databases
 
-        from continuity.actors import Actor
-        from continuity.tokens import token_create
-        from memories.retrieval import recall
+        from accounts.tokens import token_create
+        from foundation.actors import Actor
 
         scratch_database_name(connection)
         old_config = setup_databases(verbosity=0, interactive=False)
@@ -344,11 +354,13 @@ def main() -> int:
                         add_vectors(owner, loaded, size)
                 loaded = size
                 check_index_sees_bulk_rows(actor, args.projects)
-                for channels in (["lexical", "semantic"] if semantic else ["lexical"]):
+                for channels in ["lexical", "semantic"] if semantic else ["lexical"]:
                     time_queries(actor, queries[:WARMUP], args.projects, channels == "semantic")
                     samples = time_queries(actor, queries, args.projects, channels == "semantic")
                     every = [value for values in samples.values() for value in values]
-                    (semantic_p95s if channels == "semantic" else p95s)[size] = percentile(every, 0.95)
+                    (semantic_p95s if channels == "semantic" else p95s)[size] = percentile(
+                        every, 0.95
+                    )
                     by_kind = " ".join(f"{percentile(samples[kind], 0.95):>9.2f}" for kind in kinds)
                     print(f"{channels:<9}{size:>9} {load_seconds:>7.1f} {statistics.median(every):>7.2f}"
                           f" {percentile(every, 0.95):>7.2f} {percentile(every, 0.99):>7.2f}"
@@ -376,8 +388,10 @@ def main() -> int:
               f" (target <= {TARGET_SEMANTIC_P95_MS:.0f} ms)")  # fmt: skip
         print(f"embedding throughput (real back-fill of the first {min(sizes[0], 1000)} memories, "
               f"one process): {rate:.1f} memories/s")  # fmt: skip
-        print(f"back-fill of 100,000 memories at that rate: {100_000 / rate / 60:.0f} min"
-              " (extrapolated, not measured)")
+        print(
+            f"back-fill of 100,000 memories at that rate: {100_000 / rate / 60:.0f} min"
+            " (extrapolated, not measured)"
+        )
     load_1, load_5, _ = os.getloadavg()
     print(f"machine load: {load_1:.1f} (1 min), {load_5:.1f} (5 min) on {os.cpu_count()} CPUs"
           " - figures from a busy machine overstate latency")  # fmt: skip

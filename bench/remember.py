@@ -34,7 +34,7 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import setup_databases, teardown_databases  # noqa: E402
 
-from continuity.actors import Actor  # noqa: E402
+from foundation.actors import Actor  # noqa: E402
 from memories import text  # noqa: E402
 from memories.models import Memory  # noqa: E402
 from memories.services import memory_remember  # noqa: E402
@@ -50,9 +50,17 @@ def load(owner, count: int) -> None:
         content = statement(index)
         batch.append(
             Memory(
-                id=uuid.uuid4(), owner=owner, content=content, kind="fact", type="semantic",
-                scope_type=SCOPE[0], scope_key=SCOPE[1], trust="inferred", origin="agent",
-                source_agent="bench", fingerprint=text.fingerprint(content, *SCOPE),
+                id=uuid.uuid4(),
+                owner=owner,
+                content=content,
+                kind="fact",
+                type="semantic",
+                scope_type=SCOPE[0],
+                scope_key=SCOPE[1],
+                trust="inferred",
+                origin="agent",
+                source_agent="bench",
+                fingerprint=text.fingerprint(content, *SCOPE),
             )  # fmt: skip
         )
         if len(batch) == 5000:
@@ -76,7 +84,9 @@ def main() -> None:
     if connection.vendor == "postgresql":
         # A scratch database of this run's own, never the test suite's test_<name>.
         settings_dict = connection.settings_dict
-        settings_dict.setdefault("TEST", {})["NAME"] = f"test_{settings_dict['NAME']}_remember_{os.getpid()}"
+        settings_dict.setdefault("TEST", {})["NAME"] = (
+            f"test_{settings_dict['NAME']}_remember_{os.getpid()}"
+        )
     old_config = setup_databases(verbosity=0, interactive=False)
     try:
         call_command("migrate", verbosity=0)

@@ -138,8 +138,8 @@ def agents_named(corpus: list[dict], queries: list[dict]) -> list[str]:
 
 def make_actors(owner, names: list[str]) -> dict:
     """An agent actor per name, each with its own token (read + write)."""
-    from continuity.actors import Actor
-    from continuity.tokens import token_create
+    from accounts.tokens import token_create
+    from foundation.actors import Actor
 
     actors = {}
     for name in names:
@@ -154,7 +154,7 @@ def make_actors(owner, names: list[str]) -> dict:
 def load_corpus(owner, corpus: list[dict], actors: dict) -> dict[str, str]:
     """Write the corpus through the services, in file order; return slug → memory id.
     Raises if the services decide a status other than the one the corpus expects."""
-    from continuity.actors import Actor
+    from foundation.actors import Actor
     from memories.models import Memory
     from memories.services import memory_archive, memory_remember
 
@@ -602,9 +602,12 @@ def main() -> int:
                 import eval_modes
 
                 candidate, floors, spans = (
-                    [float(value) for value in part.split(",")] for part in args.calibrate.split(":")
+                    [float(value) for value in part.split(",")]
+                    for part in args.calibrate.split(":")
                 )
-                eval_modes.calibrate(sys.modules[__name__], corpus, queries, floors, spans, candidate[0])
+                eval_modes.calibrate(
+                    sys.modules[__name__], corpus, queries, floors, spans, candidate[0]
+                )
                 return 0
             if args.compare:
                 import eval_modes

@@ -22,7 +22,7 @@ from pydantic import ConfigDict
 from capture import status
 from capture.models import BatchStatus, Source
 from capture.services import ingest
-from continuity.api_errors import READ_ERRORS, WRITE_ERRORS, refuse_unknown_parameters
+from foundation.ninja_door import READ_ERRORS, WRITE_ERRORS, refuse_unknown_parameters
 
 router = Router(tags=["capture"])
 

@@ -108,12 +108,19 @@ def rule_extractor(turns: list[Turn], project_key: str) -> list[Proposal]:
                 confidence -= INCOMPLETE_PENALTY
             if found.truncated:
                 confidence -= TRUNCATED_PENALTY
-            scope_type, scope_key = scope_for(projectish=found.projectish, kind=found.kind, project_key=project_key)
+            scope_type, scope_key = scope_for(
+                projectish=found.projectish, kind=found.kind, project_key=project_key
+            )
             proposals.append(
                 Proposal(
-                    content=found.content, kind=found.kind, scope_type=scope_type, scope_key=scope_key,
-                    rule=found.rule, confidence=round(max(confidence, MIN_CONFIDENCE), 2),
-                    sentence=found.sentence, event=turn.event,
+                    content=found.content,
+                    kind=found.kind,
+                    scope_type=scope_type,
+                    scope_key=scope_key,
+                    rule=found.rule,
+                    confidence=round(max(confidence, MIN_CONFIDENCE), 2),
+                    sentence=found.sentence,
+                    event=turn.event,
                 )  # fmt: skip
             )
     return proposals
@@ -136,7 +143,8 @@ def turns_of(events: Iterable) -> list[Turn]:
         if not feeds_extraction(event):
             continue
         complete = event.role == "assistant" or any(
-            later.role == "assistant" and later.is_final and not later.is_marker for later in ordered[index + 1 :]
+            later.role == "assistant" and later.is_final and not later.is_marker
+            for later in ordered[index + 1 :]
         )
         turns.append(Turn(event=event, role=event.role, text=event.text, complete=complete))
     return turns
@@ -171,7 +179,9 @@ def extract(events: Iterable, *, project_key: str) -> list[Proposal]:
         return []
     proposals = []
     for extractor in active_extractors():
-        proposals += [proposal for proposal in extractor(turns, project_key) if _acceptable(proposal)]
+        proposals += [
+            proposal for proposal in extractor(turns, project_key) if _acceptable(proposal)
+        ]
     return proposals
 
 

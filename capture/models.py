@@ -112,7 +112,7 @@ class CaptureBatch(models.Model):
     )
     thread = models.ForeignKey(CaptureThread, on_delete=models.CASCADE, related_name="batches")
     token = models.ForeignKey(
-        "continuity.PersonalAccessToken",
+        "accounts.PersonalAccessToken",
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
@@ -120,7 +120,9 @@ class CaptureBatch(models.Model):
     )
     agent_name = models.CharField(max_length=100, blank=True)
     run_id = models.CharField(max_length=200, blank=True)  # the client's run; "" if none
-    status = models.CharField(max_length=12, choices=BatchStatus.choices, default=BatchStatus.QUEUED)
+    status = models.CharField(
+        max_length=12, choices=BatchStatus.choices, default=BatchStatus.QUEUED
+    )
     dry_run = models.BooleanField(default=False)
     items = models.JSONField(null=True, blank=True)
     item_count = models.PositiveIntegerField(default=0)
@@ -237,7 +239,8 @@ class Candidate(models.Model):
             choice_check("status", CandidateStatus, "candidate_status_valid"),
             choice_check("kind", Kind, "candidate_kind_valid"),
             models.CheckConstraint(
-                condition=Q(confidence__gte=0) & Q(confidence__lte=1), name="candidate_confidence_range"
+                condition=Q(confidence__gte=0) & Q(confidence__lte=1),
+                name="candidate_confidence_range",
             ),
             models.UniqueConstraint(
                 fields=["owner", "fingerprint"],
@@ -262,7 +265,9 @@ class RejectedFingerprint(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["owner", "fingerprint"], name="rejected_fingerprint_unique")
+            models.UniqueConstraint(
+                fields=["owner", "fingerprint"], name="rejected_fingerprint_unique"
+            )
         ]
 
 
@@ -280,44 +285,3 @@ class NeverRememberPattern(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["owner", "pattern"], name="never_remember_unique")
         ]
-
-
-class InjectionReceipt(models.Model):
-    """What one injection put into a prompt: never the prompt, only a short hash of it."""
-
-    owner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="injection_receipts"
-    )
-    token = models.ForeignKey(
-        "continuity.PersonalAccessToken",
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="+",
-    )
-    agent_name = models.CharField(max_length=100, blank=True)
-    project_key = models.CharField(max_length=300, blank=True)
-    prompt_sha256 = models.CharField(max_length=12)  # a prefix only
-    memory_ids = models.JSONField(default=list, blank=True)
-    token_estimate = models.PositiveIntegerField(default=0)
-    latency_ms = models.FloatField(default=0)
-    reason = models.CharField(max_length=64, blank=True)  # why nothing was injected, if so
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        ordering = ["-created_at"]
-        indexes = [
-            models.Index(fields=["owner", "-created_at"], name="injection_owner_idx"),
-            models.Index(fields=["created_at"], name="injection_age_idx"),
-        ]
-
-
-class InjectedMemory(models.Model):
-    """One memory of one receipt, so a memory card can say how often it was injected."""
-
-    receipt = models.ForeignKey(InjectionReceipt, on_delete=models.CASCADE, related_name="items")
-    memory = models.ForeignKey("memories.Memory", on_delete=models.CASCADE, related_name="+")
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        indexes = [models.Index(fields=["memory", "-created_at"], name="injected_memory_idx")]

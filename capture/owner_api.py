@@ -27,7 +27,7 @@ from capture.services.review import (
     never_remember_delete,
     rejection_forgive,
 )
-from continuity.owner_api import (
+from foundation.drf_door import (
     KeysetPagination,
     OwnerViewSet,
     StrictCharField,
@@ -116,7 +116,9 @@ class CandidateViewSet(OwnerViewSet):
 
     def list(self, request):
         """Newest first. Filters: status (pending|approved|rejected|expired), agent, project."""
-        reject_unknown_params(request, {"status", "agent", "project", *CandidatePagination.query_params})
+        reject_unknown_params(
+            request, {"status", "agent", "project", *CandidatePagination.query_params}
+        )
         queryset = candidates_for_owner(
             actor=self.actor,
             status=request.query_params.get("status", ""),
@@ -135,7 +137,9 @@ class CandidateViewSet(OwnerViewSet):
         with content/kind/scope; replace=true supersedes the memory the candidate names."""
         fields = {name: value for name, value in self.parse().items() if value is not None}
         candidate = candidate_approve(actor=self.actor, candidate_id=pk, **fields)
-        return Response(candidate_detail(candidate_get(actor=self.actor, candidate_id=candidate.pk)))
+        return Response(
+            candidate_detail(candidate_get(actor=self.actor, candidate_id=candidate.pk))
+        )
 
     @action(detail=True, methods=["post"])
     def reject(self, request, pk=None):
@@ -148,7 +152,10 @@ class CandidateViewSet(OwnerViewSet):
         """Approve or reject up to 100 candidates at once: all of them, or none."""
         fields = self.parse()
         decided = candidates_bulk(
-            actor=self.actor, action=fields["action"], ids=fields["ids"], visibility=fields.get("visibility")
+            actor=self.actor,
+            action=fields["action"],
+            ids=fields["ids"],
+            visibility=fields.get("visibility"),
         )
         return Response({"results": [candidate_data(candidate) for candidate in decided]})
 
@@ -180,7 +187,12 @@ class NeverRememberViewSet(OwnerViewSet):
 
 
 def rejection_data(row: RejectedFingerprint) -> dict:
-    return {"id": row.pk, "fingerprint": row.fingerprint, "content": row.content, "created_at": row.created_at}
+    return {
+        "id": row.pk,
+        "fingerprint": row.fingerprint,
+        "content": row.content,
+        "created_at": row.created_at,
+    }
 
 
 class RejectionViewSet(OwnerViewSet):

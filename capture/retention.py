@@ -1,4 +1,4 @@
-"""Capture's retention rules (found by `continuity.maintenance.retention` autodiscovery).
+"""Capture's retention rules (found by `foundation.maintenance.retention` autodiscovery).
 
 Raw conversation is the high-volume table: events live 7 days by default, which is long
 enough for extraction and review and short enough that a conversation is not an archive.
@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.db.models import Q
 
 from capture.models import BatchStatus, CandidateStatus
-from continuity.maintenance.retention import RetentionRule, register_rule
+from foundation.maintenance.retention import RetentionRule, register_rule
 
 register_rule(RetentionRule(
     name="conversation_events",
@@ -33,17 +33,6 @@ register_rule(RetentionRule(
     update={"status": CandidateStatus.EXPIRED},
     description="Candidates left pending this long (no new evidence either) become expired; "
     "their evidence is kept.",
-))  # fmt: skip
-register_rule(RetentionRule(
-    name="injection_receipts",
-    model="capture.InjectionReceipt",
-    age_fields=("created_at",),
-    setting="CONTINUITY_RETENTION_RECEIPTS_DAYS",
-    default=30,
-    unit="days",
-    max_rows_setting="CONTINUITY_RETENTION_RECEIPTS_MAX_ROWS",
-    description="Receipts of memories injected into prompts (also at most "
-    "CONTINUITY_RETENTION_RECEIPTS_MAX_ROWS of them, the newest).",
 ))  # fmt: skip
 register_rule(RetentionRule(
     name="capture_batches",

@@ -10,8 +10,8 @@ from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
 
 from capture.models import Candidate, CandidateStatus, NeverRememberPattern, RejectedFingerprint
-from continuity.actors import Actor
-from continuity.errors import validation_error
+from foundation.actors import Actor
+from foundation.errors import validation_error
 
 MAX_FILTER_CHARS = 300
 
@@ -19,18 +19,24 @@ MAX_FILTER_CHARS = 300
 def _text_filter(value: str, name: str) -> str:
     value = (value or "").strip()
     if len(value) > MAX_FILTER_CHARS or any(unicodedata.category(c) == "Cc" for c in value):
-        raise validation_error(f"{name} must be at most {MAX_FILTER_CHARS} printable characters.", field=name)
+        raise validation_error(
+            f"{name} must be at most {MAX_FILTER_CHARS} printable characters.", field=name
+        )
     return value
 
 
-def candidates_for_owner(*, actor: Actor, status: str = "", agent: str = "", project: str = "") -> QuerySet[Candidate]:
+def candidates_for_owner(
+    *, actor: Actor, status: str = "", agent: str = "", project: str = ""
+) -> QuerySet[Candidate]:
     """The owner's candidates (unordered: callers page them). `agent` keeps those an agent's
     conversation supports; `project` those scoped to that project key."""
     actor.require_owner("review captured candidates")
     queryset = Candidate.objects.filter(owner=actor.user)
     if status:
         if status not in CandidateStatus.values:
-            raise validation_error(f"status must be among: {', '.join(CandidateStatus.values)}.", field="status")
+            raise validation_error(
+                f"status must be among: {', '.join(CandidateStatus.values)}.", field="status"
+            )
         queryset = queryset.filter(status=status)
     agent = _text_filter(agent, "agent")
     if agent:

@@ -52,20 +52,81 @@ def _cue(rule, regex, kind, confidence, keep=False) -> Cue:
 
 # Order matters: the first cue that opens the sentence wins.
 CUES = (
-    _cue("en.remember", r"^(?:always\s+)?(?:remember|don'?t forget|do not forget|keep in mind|note)(?:\s+that|\s*[:,-])?\s+(?!when\b|if\b|whether\b|how\b|what\b|why\b|who\b|where\b|me\b|to ask\b)", None, 0.9),
-    _cue("en.from_now_on", r"^(?:from now on|going forward|in (?:the )?future|henceforth|from here on(?: out)?)\s*[,:]?\s*", None, 0.8),
-    _cue("en.prefer", r"^(?:i(?:'d|\s+would)?\s+(?:really\s+|strongly\s+)?(?:prefer|like\b.*\bbetter than|always use|never use)|my preference is|i want you to)\b", "preference", 0.8, True),
-    _cue("en.decided", r"^(?:we(?:'ve| have)?\s+(?:decided|agreed|settled on|chose|chosen)|the decision is|it(?:'s| is) decided|let'?s go with)\b", "decision", 0.8, True),
-    _cue("en.never", r"^(?:don'?t ever|do not ever|never ever|never|don'?t|do not)\b(?!\s+(?:know|think|remember|worry|mind|care)\b)", "constraint", 0.7, True),
+    _cue(
+        "en.remember",
+        r"^(?:always\s+)?(?:remember|don'?t forget|do not forget|keep in mind|note)(?:\s+that|\s*[:,-])?\s+(?!when\b|if\b|whether\b|how\b|what\b|why\b|who\b|where\b|me\b|to ask\b)",
+        None,
+        0.9,
+    ),
+    _cue(
+        "en.from_now_on",
+        r"^(?:from now on|going forward|in (?:the )?future|henceforth|from here on(?: out)?)\s*[,:]?\s*",
+        None,
+        0.8,
+    ),
+    _cue(
+        "en.prefer",
+        r"^(?:i(?:'d|\s+would)?\s+(?:really\s+|strongly\s+)?(?:prefer|like\b.*\bbetter than|always use|never use)|my preference is|i want you to)\b",
+        "preference",
+        0.8,
+        True,
+    ),
+    _cue(
+        "en.decided",
+        r"^(?:we(?:'ve| have)?\s+(?:decided|agreed|settled on|chose|chosen)|the decision is|it(?:'s| is) decided|let'?s go with)\b",
+        "decision",
+        0.8,
+        True,
+    ),
+    _cue(
+        "en.never",
+        r"^(?:don'?t ever|do not ever|never ever|never|don'?t|do not)\b(?!\s+(?:know|think|remember|worry|mind|care)\b)",
+        "constraint",
+        0.7,
+        True,
+    ),
     _cue("en.always", r"^always\b", "constraint", 0.7, True),
-    _cue("en.assistant_noted", r"^(?:(?:got it|understood|noted)[,.!:]?\s+)?(?:i'?ll|i will)\s+(?:remember|keep in mind|note)(?:\s+that)?\s+", None, 0.7),
-    _cue("zh.remember", r"^(?:请|麻烦)?(?:记住|记一下|记下|别忘了|不要忘记|牢记)(?:[:：,，、]|一下)?\s*(?!.*(?:吗|么)\s*$)", None, 0.9),
+    _cue(
+        "en.assistant_noted",
+        r"^(?:(?:got it|understood|noted)[,.!:]?\s+)?(?:i'?ll|i will)\s+(?:remember|keep in mind|note)(?:\s+that)?\s+",
+        None,
+        0.7,
+    ),
+    _cue(
+        "zh.remember",
+        r"^(?:请|麻烦)?(?:记住|记一下|记下|别忘了|不要忘记|牢记)(?:[:：,，、]|一下)?\s*(?!.*(?:吗|么)\s*$)",
+        None,
+        0.9,
+    ),
     _cue("zh.from_now_on", r"^(?:从现在开始|从今以后|从今往后|今后|以后)[,，:：]?\s*", None, 0.8),
-    _cue("zh.prefer", r"^(?:我(?:更)?(?:偏好|偏向|更喜欢|比较喜欢|喜欢用|倾向于|习惯用|希望))", "preference", 0.8, True),
-    _cue("zh.decided", r"^(?:我们(?:已经)?(?:决定|商定|定了|确定)|最终决定|决定(?:了)?(?:用|采用|使用))", "decision", 0.8, True),
-    _cue("zh.never", r"^(?:永远不要|绝对不要|千万不要|千万别|不要再|别再|禁止|不准|不许)", "constraint", 0.75, True),
+    _cue(
+        "zh.prefer",
+        r"^(?:我(?:更)?(?:偏好|偏向|更喜欢|比较喜欢|喜欢用|倾向于|习惯用|希望))",
+        "preference",
+        0.8,
+        True,
+    ),
+    _cue(
+        "zh.decided",
+        r"^(?:我们(?:已经)?(?:决定|商定|定了|确定)|最终决定|决定(?:了)?(?:用|采用|使用))",
+        "decision",
+        0.8,
+        True,
+    ),
+    _cue(
+        "zh.never",
+        r"^(?:永远不要|绝对不要|千万不要|千万别|不要再|别再|禁止|不准|不许)",
+        "constraint",
+        0.75,
+        True,
+    ),
     _cue("zh.always", r"^(?:一定要|务必|总是|始终|必须)", "constraint", 0.7, True),
-    _cue("zh.assistant_noted", r"^(?:好的[，,]?\s*)?(?:我会记住|我记住了|已记住|已记下)[:：,，]?\s*", None, 0.7),
+    _cue(
+        "zh.assistant_noted",
+        r"^(?:好的[，,]?\s*)?(?:我会记住|我记住了|已记住|已记下)[:：,，]?\s*",
+        None,
+        0.7,
+    ),
 )
 
 # A sentence with one of these is not a statement of fact: questions, doubt, hypotheticals,
@@ -86,10 +147,18 @@ _PROJECTISH = re.compile(
     r"|这个(?:项目|仓库|库|代码库|服务|应用)|本(?:项目|仓库)|该项目|项目里|仓库里|代码库",
     re.I,
 )
-_NEGATIVE_CONTENT = re.compile(r"^(?:never|don'?t|do not|avoid)\b|^(?:不要|别|不能|禁止|不准|永远不要)", re.I)
-_RULE_WORDS = re.compile(r"\b(?:always|never|must|must not|mustn't)\b|一定要|务必|总是|始终|必须|不能|不要|禁止", re.I)
-_PREFERENCE_CONTENT = re.compile(r"^(?:(?:i|you)\s+(?:prefer|like|want)|我(?:偏好|更喜欢|喜欢|希望))", re.I)
-_DECISION_CONTENT = re.compile(r"^(?:we\s+(?:decided|agreed|use|chose)|我们(?:决定|用|使用|采用))", re.I)
+_NEGATIVE_CONTENT = re.compile(
+    r"^(?:never|don'?t|do not|avoid)\b|^(?:不要|别|不能|禁止|不准|永远不要)", re.I
+)
+_RULE_WORDS = re.compile(
+    r"\b(?:always|never|must|must not|mustn't)\b|一定要|务必|总是|始终|必须|不能|不要|禁止", re.I
+)
+_PREFERENCE_CONTENT = re.compile(
+    r"^(?:(?:i|you)\s+(?:prefer|like|want)|我(?:偏好|更喜欢|喜欢|希望))", re.I
+)
+_DECISION_CONTENT = re.compile(
+    r"^(?:we\s+(?:decided|agreed|use|chose)|我们(?:决定|用|使用|采用))", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -124,8 +193,10 @@ def _mostly_redacted(sentence: str) -> bool:
 
 
 def _long_enough(content: str) -> bool:
-    return len(_WORD.findall(content)) >= MIN_LATIN_WORDS or len(_CJK.findall(content)) >= MIN_CJK_CHARS or (
-        len(_CJK.findall(content)) >= 2 and len(_WORD.findall(content)) >= 1
+    return (
+        len(_WORD.findall(content)) >= MIN_LATIN_WORDS
+        or len(_CJK.findall(content)) >= MIN_CJK_CHARS
+        or (len(_CJK.findall(content)) >= 2 and len(_WORD.findall(content)) >= 1)
     )
 
 
@@ -150,7 +221,10 @@ def _kind_of(content: str) -> str:
 def _inside_quotes(sentence: str) -> bool:
     """The whole statement sits inside quotation marks: someone else's words, not the user's."""
     stripped = sentence.strip()
-    return any(match.start() <= 2 and match.end() >= len(stripped) - 2 for match in _QUOTES.finditer(stripped))
+    return any(
+        match.start() <= 2 and match.end() >= len(stripped) - 2
+        for match in _QUOTES.finditer(stripped)
+    )
 
 
 def signal_in(sentence: str, *, from_assistant: bool = False) -> Signal | None:
@@ -172,7 +246,7 @@ def signal_in(sentence: str, *, from_assistant: bool = False) -> Signal | None:
         match = cue.pattern.match(text)
         if match is None:
             continue
-        rest = text if cue.keep_cue else text[match.end():]
+        rest = text if cue.keep_cue else text[match.end() :]
         content = _tidy(rest.rstrip("。.!！；;"))
         if not content or not _long_enough(content) or content.endswith(("?", "？")):
             return None
@@ -187,4 +261,8 @@ def signal_in(sentence: str, *, from_assistant: bool = False) -> Signal | None:
 
 
 def signals_in(text: str, *, from_assistant: bool = False) -> list[Signal]:
-    return [found for sentence in sentences(text) if (found := signal_in(sentence, from_assistant=from_assistant))]
+    return [
+        found
+        for sentence in sentences(text)
+        if (found := signal_in(sentence, from_assistant=from_assistant))
+    ]

@@ -7,12 +7,14 @@ projects (others read as not found, like any row it may not see).
 from __future__ import annotations
 
 from capture.models import BatchStatus, CaptureBatch, CaptureThread
-from continuity.actors import Actor
-from continuity.errors import not_found
+from foundation.actors import Actor
+from foundation.errors import not_found
 
 
 def _visible(actor: Actor, thread: CaptureThread) -> bool:
-    return not (actor.is_agent and thread.project_key and not actor.may_touch_project(thread.project_key))
+    return not (
+        actor.is_agent and thread.project_key and not actor.may_touch_project(thread.project_key)
+    )
 
 
 def thread_data(thread: CaptureThread) -> dict:
@@ -55,7 +57,9 @@ def batch_data(batch: CaptureBatch) -> dict:
 
 def batch_status(*, actor: Actor, batch_id) -> dict:
     actor.require_scope("capture:write")
-    batch = CaptureBatch.objects.select_related("thread").filter(pk=batch_id, owner=actor.user).first()
+    batch = (
+        CaptureBatch.objects.select_related("thread").filter(pk=batch_id, owner=actor.user).first()
+    )
     if batch is None or not _visible(actor, batch.thread):
         raise not_found("capture batch")
     return batch_data(batch)
@@ -63,7 +67,9 @@ def batch_status(*, actor: Actor, batch_id) -> dict:
 
 def thread_status(*, actor: Actor, source: str, thread_id: str) -> dict:
     actor.require_scope("capture:write")
-    thread = CaptureThread.objects.filter(owner=actor.user, source=source, external_id=thread_id).first()
+    thread = CaptureThread.objects.filter(
+        owner=actor.user, source=source, external_id=thread_id
+    ).first()
     if thread is None or not _visible(actor, thread):
         raise not_found("capture thread")
     return thread_data(thread)

@@ -13,9 +13,9 @@ from django.db.models import Max, Min
 
 from capture.models import BatchStatus, CaptureBatch
 from capture.services import ingest
-from continuity.maintenance.runs import PeriodicJob, job_run, register_job
-from continuity.maintenance.watchdog import WorkProbe, register_probe
-from continuity.tasks import MAINTENANCE_TASK
+from foundation.maintenance.runs import PeriodicJob, job_run, register_job
+from foundation.maintenance.watchdog import WorkProbe, register_probe
+from foundation.tasks import MAINTENANCE_TASK
 
 INGEST_MAX_RETRIES = 5
 CAPTURE_QUEUE = "capture"  # declared in settings.CELERY_TASK_QUEUES

@@ -30,9 +30,9 @@ from capture.services.review import (
     never_remember_add,
     never_remember_delete,
 )
-from continuity.errors import ErrorCode, ServiceError
+from foundation.errors import ErrorCode, ServiceError
+from foundation.views import back, keyset_page, owner_actor, safe_next
 from memories.models import Kind, ScopeType
-from memories.views.common import back, keyset_page, owner_actor, safe_next, tab_counts
 
 EDIT_SCOPES = (ScopeType.GLOBAL, ScopeType.PROJECT)
 MAX_PATTERNS_SHOWN = 200
@@ -66,27 +66,39 @@ def _get(request: HttpRequest, candidate_id) -> Candidate:
 
 def _context(request: HttpRequest, candidate: Candidate, **extra) -> dict:
     with_threads([candidate])
-    return {"c": candidate, "next": safe_next(request), "kinds": Kind.choices, "scopes": EDIT_SCOPES, **extra}
+    return {
+        "c": candidate,
+        "next": safe_next(request),
+        "kinds": Kind.choices,
+        "scopes": EDIT_SCOPES,
+        **extra,
+    }
 
 
-def _card(request: HttpRequest, candidate: Candidate, *, oob: bool = False, **extra) -> HttpResponse:
-    html = render_to_string("capture/_candidate.html", _context(request, candidate, **extra), request=request)
+def _card(
+    request: HttpRequest, candidate: Candidate, *, oob: bool = False, **extra
+) -> HttpResponse:
+    html = render_to_string(
+        "capture/_candidate.html", _context(request, candidate, **extra), request=request
+    )
     if oob:
-        html += render_to_string(
-            "dashboard/_counts.html", {"counts": tab_counts(request.user), "oob": True}, request=request
-        )
+        html += render_to_string("dashboard/_counts.html", {"oob": True}, request=request)
     return HttpResponse(html)
 
 
-def _standalone(request: HttpRequest, candidate: Candidate, *, status: int = 200, **extra) -> HttpResponse:
+def _standalone(
+    request: HttpRequest, candidate: Candidate, *, status: int = 200, **extra
+) -> HttpResponse:
     """Without JavaScript, the edit form (or a refused approval) is a page of its own."""
-    context = _context(request, candidate, counts=tab_counts(request.user), tab="inbox", **extra)
+    context = _context(request, candidate, tab="inbox", **extra)
     return render(request, "capture/candidate_page.html", context, status=status)
 
 
 def _inbox_context(request: HttpRequest) -> dict:
     actor = owner_actor(request)
-    queryset = candidates_for_owner(actor=actor, status=CandidateStatus.PENDING).select_related("replaces")
+    queryset = candidates_for_owner(actor=actor, status=CandidateStatus.PENDING).select_related(
+        "replaces"
+    )
     page = keyset_page(queryset, request.GET.get("cursor"))
     with_threads(page.items)
     patterns = list(patterns_for_owner(actor=actor)[:MAX_PATTERNS_SHOWN])
@@ -103,7 +115,7 @@ def inbox(request: HttpRequest) -> HttpResponse:
     context = _inbox_context(request)
     if request.htmx and request.GET.get("fragment") == "page":
         return render(request, "capture/inbox.html#page", context)
-    return render(request, "capture/inbox.html", {**context, "counts": tab_counts(request.user)})
+    return render(request, "capture/inbox.html", context)
 
 
 def _inbox_answer(request: HttpRequest, *, notice: str = "", error: str = "") -> HttpResponse:
@@ -112,9 +124,7 @@ def _inbox_answer(request: HttpRequest, *, notice: str = "", error: str = "") ->
     if request.htmx:
         context = {**_inbox_context(request), "notice": notice, "error": error}
         html = render_to_string("capture/inbox.html#inbox", context, request=request)
-        html += render_to_string(
-            "dashboard/_counts.html", {"counts": tab_counts(request.user), "oob": True}, request=request
-        )
+        html += render_to_string("dashboard/_counts.html", {"oob": True}, request=request)
         return HttpResponse(html)
     if error:
         messages.error(request, error)
@@ -128,7 +138,11 @@ def _inbox_answer(request: HttpRequest, *, notice: str = "", error: str = "") ->
 def candidate(request: HttpRequest, candidate_id) -> HttpResponse:
     """The card; ?mode=edit gives the edit-then-approve form."""
     found = _get(request, candidate_id)
-    mode = "edit" if request.GET.get("mode") == "edit" and found.status == CandidateStatus.PENDING else "view"
+    mode = (
+        "edit"
+        if request.GET.get("mode") == "edit" and found.status == CandidateStatus.PENDING
+        else "view"
+    )
     if request.htmx:
         return _card(request, found, mode=mode, draft=found.content)
     return _standalone(request, found, mode=mode, draft=found.content)
@@ -160,7 +174,9 @@ def approve(request: HttpRequest, candidate_id) -> HttpResponse:
         if request.htmx:  # htmx swaps 2xx answers only: the error rides in the card
             return _card(request, found, oob=True, mode=mode, draft=draft, error=error.message)
         if mode == "edit":
-            return _standalone(request, found, mode=mode, draft=draft, error=error.message, status=status)
+            return _standalone(
+                request, found, mode=mode, draft=draft, error=error.message, status=status
+            )
         messages.error(request, error.message)
         return back(request, "dashboard:inbox")
     if request.htmx:
@@ -211,13 +227,17 @@ def bulk(request: HttpRequest) -> HttpResponse:
 @require_POST
 def pattern_add(request: HttpRequest) -> HttpResponse:
     try:
-        row, expired = never_remember_add(actor=owner_actor(request), pattern=request.POST.get("pattern", ""))
+        row, expired = never_remember_add(
+            actor=owner_actor(request), pattern=request.POST.get("pattern", "")
+        )
     except ServiceError as error:
         return _inbox_answer(request, error=error.message)
     notice = _("Extraction will never propose anything containing “%(p)s”.") % {"p": row.pattern}
     if expired:
         notice += " " + ngettext(
-            "%(n)s pending candidate left the inbox.", "%(n)s pending candidates left the inbox.", expired
+            "%(n)s pending candidate left the inbox.",
+            "%(n)s pending candidates left the inbox.",
+            expired,
         ) % {"n": expired}
     return _inbox_answer(request, notice=notice)
 

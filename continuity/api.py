@@ -2,7 +2,7 @@
 
 Every route authenticates with the bearer token (`AgentTokenAuth` sets `request.actor` and
 counts the request against the token's rate limit) and fails in the one envelope of
-`continuity.api_errors`. An app's routes join with one `api.add_router` line below.
+`foundation.ninja_door`. An app's routes join with one `api.add_router` line below.
 OpenAPI at /api/v1/openapi.json, interactive docs at /api/v1/docs.
 """
 
@@ -14,9 +14,9 @@ from django.conf import settings
 from django.http import HttpRequest
 from ninja import NinjaAPI, Schema
 
-from continuity.api_errors import READ_ERRORS, install_error_handlers, refuse_unknown_parameters
-from continuity.auth import AgentTokenAuth
-from continuity.ratelimit import rate_limit_per_minute
+from accounts.auth import AgentTokenAuth
+from accounts.ratelimit import rate_limit_per_minute
+from foundation.ninja_door import READ_ERRORS, install_error_handlers, refuse_unknown_parameters
 from memories import retrieval
 from memories.api import router as memories_router
 from memories.gates import MAX_CONTENT_CHARS
@@ -37,7 +37,7 @@ install_error_handlers(api)
 
 api.add_router("/", memories_router)
 api.add_router("/", "handoff.api.router")
-api.add_router("/", "capture.injection_api.router")
+api.add_router("/", "injection.api.router")
 api.add_router("/", "capture.api.router")
 
 

@@ -15,8 +15,8 @@ from django.db import DatabaseError
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "continuity.settings")
 django_application = get_asgi_application()
 
-from continuity.errors import unavailable_error  # noqa: E402
 from continuity.mcp import MCP_PATH, http_app  # noqa: E402 - needs Django set up first
+from foundation.errors import unavailable_error  # noqa: E402
 
 mcp_application = http_app()
 logger = logging.getLogger("continuity.asgi")

@@ -25,8 +25,8 @@ from django.views.decorators.http import require_GET
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from continuity.maintenance.watchdog import watchdog_report
-from continuity.tasks import HEARTBEAT_CACHE_KEY
+from foundation.maintenance.watchdog import watchdog_report
+from foundation.tasks import HEARTBEAT_CACHE_KEY
 
 # Connect and read timeouts for the Redis check: together they bound a request to ~2 s
 # even when Redis sits behind a firewall that drops packets instead of refusing them.

@@ -7,8 +7,9 @@ path under /api/owner/ answers 404 in the error envelope rather than an HTML pag
 from django.urls import include, path, re_path
 from rest_framework.routers import APIRootView, DefaultRouter
 
-from continuity.owner_api import OwnerSessionAuthentication, TokenViewSet, not_found_view
-from continuity.owner_api import RetentionViewSet
+from accounts.owner_api import TokenViewSet
+from foundation.drf_door import OwnerSessionAuthentication, not_found_view
+from foundation.maintenance.owner_api import RetentionViewSet
 from memories.owner_api import MemoryViewSet
 from memories.review_api import ProposalViewSet
 
@@ -37,6 +38,7 @@ router.register("retention", RetentionViewSet, basename="owner-retention")
 urlpatterns = [
     path("auth/", include("rest_framework.urls")),
     path("", include("handoff.owner_urls")),
+    path("", include("portability.owner_urls")),
     path("", include("capture.owner_urls")),
     *router.urls,
     re_path(r"^", not_found_view),

@@ -45,16 +45,22 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
-    "continuity",
+    # Floors, from the ground up (docs/design.md): each imports only those listed before it.
+    "foundation",
+    "accounts",
     "memories",
     "capture",
     "handoff",
+    "injection",
+    "portability",
+    "dashboard",
+    "continuity",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # Before anything reads input: PostgreSQL cannot store U+0000 (continuity/middleware.py).
-    "continuity.middleware.RejectNulMiddleware",
+    # Before anything reads input: PostgreSQL cannot store U+0000 (foundation/middleware.py).
+    "foundation.middleware.RejectNulMiddleware",
     # Static assets (admin, API docs, dashboard) are served by the app itself, no CDN.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -65,8 +71,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    # Last: its process_exception sees a view's database outage first (continuity/middleware.py).
-    "continuity.middleware.DatabaseUnavailableMiddleware",
+    # Last: its process_exception sees a view's database outage first (foundation/middleware.py).
+    "foundation.middleware.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "continuity.urls"
@@ -82,6 +88,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "dashboard.counts.tab_counts_context",
             ],
         },
     },
@@ -140,7 +147,9 @@ CSRF_COOKIE_SAMESITE = "Lax"
 SESSION_COOKIE_SECURE = CONTINUITY_HTTPS
 CSRF_COOKIE_SECURE = CONTINUITY_HTTPS
 SECURE_SSL_REDIRECT = CONTINUITY_HTTPS
-SECURE_HSTS_SECONDS = int(os.environ.get("CONTINUITY_HSTS_SECONDS", 31536000 if CONTINUITY_HTTPS else 0))
+SECURE_HSTS_SECONDS = int(
+    os.environ.get("CONTINUITY_HSTS_SECONDS", 31536000 if CONTINUITY_HTTPS else 0)
+)
 # The host's own subdomains only; `preload` in the header does not itself enrol the domain.
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("CONTINUITY_HSTS_INCLUDE_SUBDOMAINS", CONTINUITY_HTTPS)
 SECURE_HSTS_PRELOAD = env_bool("CONTINUITY_HSTS_PRELOAD", CONTINUITY_HTTPS)
@@ -166,9 +175,11 @@ SECURE_CSP = {
     "frame-ancestors": ["'none'"],
 }
 # Every sign-in form goes through the throttle (continuity/login_throttle.py).
-AUTHENTICATION_BACKENDS = ["continuity.login_throttle.ThrottledModelBackend"]
+AUTHENTICATION_BACKENDS = ["accounts.login_throttle.ThrottledModelBackend"]
 CONTINUITY_LOGIN_MAX_FAILURES = int(os.environ.get("CONTINUITY_LOGIN_MAX_FAILURES", 5))
-CONTINUITY_LOGIN_MAX_FAILURES_PER_IP = int(os.environ.get("CONTINUITY_LOGIN_MAX_FAILURES_PER_IP", 20))
+CONTINUITY_LOGIN_MAX_FAILURES_PER_IP = int(
+    os.environ.get("CONTINUITY_LOGIN_MAX_FAILURES_PER_IP", 20)
+)
 CONTINUITY_LOGIN_WINDOW_SECONDS = int(os.environ.get("CONTINUITY_LOGIN_WINDOW_SECONDS", 900))
 
 # Celery: the embedded filesystem broker in the lite profile, Redis in the team profile.
@@ -211,6 +222,7 @@ CELERY_BEAT_SCHEDULE: dict = {
     },
 }
 
+
 # --- Workers: maintenance schedule, limits, retention (docs/workers.md) ---------------------
 def _env_seconds(name: str, default: float) -> float:
     return float(os.environ.get(name, str(default)))
@@ -225,9 +237,13 @@ CONTINUITY_MAINTENANCE_BUDGET_SECONDS = _env_seconds(
     "CONTINUITY_MAINTENANCE_BUDGET_SECONDS", max(CELERY_TASK_SOFT_TIME_LIMIT - 60, 10)
 )
 CONTINUITY_RETENTION_INTERVAL_SECONDS = _env_seconds("CONTINUITY_RETENTION_INTERVAL_SECONDS", 3600)
-CONTINUITY_COMPACTION_INTERVAL_SECONDS = _env_seconds("CONTINUITY_COMPACTION_INTERVAL_SECONDS", 86400)
+CONTINUITY_COMPACTION_INTERVAL_SECONDS = _env_seconds(
+    "CONTINUITY_COMPACTION_INTERVAL_SECONDS", 86400
+)
 # Retention windows (the owner can override each on the settings page / owner API).
-CONTINUITY_RETENTION_IDEMPOTENCY_HOURS = int(os.environ.get("CONTINUITY_RETENTION_IDEMPOTENCY_HOURS", "24"))
+CONTINUITY_RETENTION_IDEMPOTENCY_HOURS = int(
+    os.environ.get("CONTINUITY_RETENTION_IDEMPOTENCY_HOURS", "24")
+)
 CONTINUITY_RETENTION_TOKENS_DAYS = int(os.environ.get("CONTINUITY_RETENTION_TOKENS_DAYS", "90"))
 CONTINUITY_RETENTION_MAINTENANCE_RUNS_DAYS = int(
     os.environ.get("CONTINUITY_RETENTION_MAINTENANCE_RUNS_DAYS", "30")
@@ -244,19 +260,30 @@ CONTINUITY_WATCHDOG_STALL_SECONDS = _env_seconds("CONTINUITY_WATCHDOG_STALL_SECO
 # Capture: raw conversation events, pending candidates (then expired), injection receipts
 # (also at most this many rows), processed batches (their status answers) — docs/capture.md.
 CONTINUITY_RETENTION_EVENTS_DAYS = int(os.environ.get("CONTINUITY_RETENTION_EVENTS_DAYS", "7"))
-CONTINUITY_RETENTION_CANDIDATES_DAYS = int(os.environ.get("CONTINUITY_RETENTION_CANDIDATES_DAYS", "30"))
+CONTINUITY_RETENTION_CANDIDATES_DAYS = int(
+    os.environ.get("CONTINUITY_RETENTION_CANDIDATES_DAYS", "30")
+)
 CONTINUITY_RETENTION_RECEIPTS_DAYS = int(os.environ.get("CONTINUITY_RETENTION_RECEIPTS_DAYS", "30"))
-CONTINUITY_RETENTION_RECEIPTS_MAX_ROWS = int(os.environ.get("CONTINUITY_RETENTION_RECEIPTS_MAX_ROWS", "5000"))
+CONTINUITY_RETENTION_RECEIPTS_MAX_ROWS = int(
+    os.environ.get("CONTINUITY_RETENTION_RECEIPTS_MAX_ROWS", "5000")
+)
 CONTINUITY_RETENTION_BATCHES_DAYS = int(os.environ.get("CONTINUITY_RETENTION_BATCHES_DAYS", "7"))
 # The queues a worker started without -Q (serve's) consumes: all of them. Tasks name their
 # queue (capture ingestion: `capture`); a team deployment may run workers per queue.
 CELERY_TASK_QUEUES = tuple(
-    Queue(_queue, Exchange(_queue), routing_key=_queue) for _queue in ("celery", "capture", "embeddings")
+    Queue(_queue, Exchange(_queue), routing_key=_queue)
+    for _queue in ("celery", "capture", "embeddings")
 )
-CONTINUITY_CAPTURE_TASK_SOFT_TIME_LIMIT = int(_env_seconds("CONTINUITY_CAPTURE_TASK_SOFT_TIME_LIMIT", 120))
+CONTINUITY_CAPTURE_TASK_SOFT_TIME_LIMIT = int(
+    _env_seconds("CONTINUITY_CAPTURE_TASK_SOFT_TIME_LIMIT", 120)
+)
 # Batches still queued after this long are sent again (the broker lost or never got them).
-CONTINUITY_CAPTURE_REQUEUE_AFTER_SECONDS = _env_seconds("CONTINUITY_CAPTURE_REQUEUE_AFTER_SECONDS", 600)
-CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS = _env_seconds("CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS", 300)
+CONTINUITY_CAPTURE_REQUEUE_AFTER_SECONDS = _env_seconds(
+    "CONTINUITY_CAPTURE_REQUEUE_AFTER_SECONDS", 600
+)
+CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS = _env_seconds(
+    "CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS", 300
+)
 for _name, _task, _interval in (
     ("retention-cleanup", "continuity.retention_cleanup", CONTINUITY_RETENTION_INTERVAL_SECONDS),
     ("compaction", "memories.compaction", CONTINUITY_COMPACTION_INTERVAL_SECONDS),
@@ -315,7 +342,7 @@ CONTINUITY_RATE_LIMIT_PER_MINUTE = int(os.environ.get("CONTINUITY_RATE_LIMIT_PER
 INSTALLED_APPS += ["ninja"]
 # Unknown routes, wrong methods and refused hosts under /api/ answer in the error envelope,
 # not HTML. First, so that it also sees the answers of every other middleware.
-MIDDLEWARE = ["continuity.api_errors.ApiErrorMiddleware", *MIDDLEWARE]
+MIDDLEWARE = ["foundation.ninja_door.ApiErrorMiddleware", *MIDDLEWARE]
 # --- end Agent API ----------------------------------------------------------------------------
 
 # --- MCP (/mcp) -------------------------------------------------------------------------------
@@ -324,19 +351,29 @@ MIDDLEWARE = ["continuity.api_errors.ApiErrorMiddleware", *MIDDLEWARE]
 # '.example.com' or '*' patterns) plus the localhost forms; origins are those names over http
 # and https. A name without a port also matches it with any port.
 _MCP_DEFAULT_HOSTS = [
-    host for host in dict.fromkeys([*ALLOWED_HOSTS, "127.0.0.1", "localhost", "[::1]"])
+    host
+    for host in dict.fromkeys([*ALLOWED_HOSTS, "127.0.0.1", "localhost", "[::1]"])
     if host != "*" and not host.startswith(".")
 ]
-CONTINUITY_MCP_ALLOWED_HOSTS = env_list("CONTINUITY_MCP_ALLOWED_HOSTS", ",".join(_MCP_DEFAULT_HOSTS))
+CONTINUITY_MCP_ALLOWED_HOSTS = env_list(
+    "CONTINUITY_MCP_ALLOWED_HOSTS", ",".join(_MCP_DEFAULT_HOSTS)
+)
 CONTINUITY_MCP_ALLOWED_ORIGINS = env_list(
     "CONTINUITY_MCP_ALLOWED_ORIGINS",
     ",".join(
-        [f"{scheme}://{host}" for host in CONTINUITY_MCP_ALLOWED_HOSTS for scheme in ("http", "https")]
+        [
+            f"{scheme}://{host}"
+            for host in CONTINUITY_MCP_ALLOWED_HOSTS
+            for scheme in ("http", "https")
+        ]
         + CSRF_TRUSTED_ORIGINS
     ),
 )
 # The SDK logs the end of every stateless request at INFO ("Terminating session: None").
-LOGGING["loggers"] = {**LOGGING.get("loggers", {}), "mcp.server.streamable_http": {"level": "WARNING"}}
+LOGGING["loggers"] = {
+    **LOGGING.get("loggers", {}),
+    "mcp.server.streamable_http": {"level": "WARNING"},
+}
 # --- end MCP ----------------------------------------------------------------------------------
 
 # --- Owner API (DRF) --------------------------------------------------------------------------
@@ -357,7 +394,7 @@ REST_FRAMEWORK = {
     ],
     # JSON only: typed input the services can check, and no form-encoded surprises.
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    "EXCEPTION_HANDLER": "continuity.owner_api.envelope_exception_handler",
+    "EXCEPTION_HANDLER": "foundation.drf_door.envelope_exception_handler",
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 # --- end Owner API (DRF) ----------------------------------------------------------------------

@@ -14,5 +14,5 @@ urlpatterns = [
     path("api/owner/", include("continuity.owner_urls")),
     path("api/v1/", api.urls),
     path("i18n/", include("django.conf.urls.i18n")),
-    path("", include("memories.urls")),
+    path("", include("dashboard.urls")),
 ]

@@ -36,7 +36,9 @@ def _commands(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="continuity", description="Continuity on this machine.")
     commands = parser.add_subparsers(dest="command", required=True)
     hook = commands.add_parser("hook", help="run an agent hook (reads its JSON on stdin)")
-    hook.add_argument("name", choices=["claude-stop", "claude-prompt", "codex-stop", "codex-prompt"])
+    hook.add_argument(
+        "name", choices=["claude-stop", "claude-prompt", "codex-stop", "codex-prompt"]
+    )
     setup = commands.add_parser("setup", help="install the hooks and save the server address")
     setup.add_argument("agent", choices=sorted(install.TARGETS))
     setup.add_argument("--url", required=True, help="the server, e.g. http://127.0.0.1:8000")
@@ -54,12 +56,30 @@ def _commands(argv: list[str]) -> int:
             saved = install.save_config(args.url, args.token)
             path, changed = install.install(args.agent)
             print(f"Saved the server and token in {saved} (readable only by you).")
-            print(f"Hooks in {path}: " + (f"installed (backup: {changed})" if changed and changed != str(path) else "installed" if changed else "already installed, nothing changed"))
+            print(
+                f"Hooks in {path}: "
+                + (
+                    f"installed (backup: {changed})"
+                    if changed and changed != str(path)
+                    else "installed"
+                    if changed
+                    else "already installed, nothing changed"
+                )
+            )
             if args.agent == "codex":
-                print("Codex runs hooks only with its `hooks` feature on ([features] hooks = true in config.toml).")
+                print(
+                    "Codex runs hooks only with its `hooks` feature on ([features] hooks = true in config.toml)."
+                )
             return 0
         path, changed = install.uninstall(args.agent)
-        print(f"Hooks in {path}: " + (f"removed (backup: {changed})" if changed else "none of Continuity's found, nothing changed"))
+        print(
+            f"Hooks in {path}: "
+            + (
+                f"removed (backup: {changed})"
+                if changed
+                else "none of Continuity's found, nothing changed"
+            )
+        )
         return 0
     except install.SetupError as error:
         print(f"continuity: {error}", file=sys.stderr)

@@ -72,7 +72,11 @@ def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
         os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException:
-        with_suppressed_unlink(temporary)
+        # The write failed: remove the partial file, then let the real error surface.
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
         raise
 
 

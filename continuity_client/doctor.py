@@ -22,7 +22,9 @@ def run(out) -> int:
         results.append((True, f"config: server {settings['url']}"))
         results += _server(settings)
     else:
-        results.append((False, f"config: no server or token (run `continuity setup`; {config.config_path()})"))
+        results.append(
+            (False, f"config: no server or token (run `continuity setup`; {config.config_path()})")
+        )
     results += _hooks()
     results += _watermarks()
     for ok, message in results:
@@ -40,7 +42,9 @@ def _server(settings: dict) -> list[tuple[bool, str]]:
     status = health.body.get("status") if isinstance(health.body, dict) else None
     results = [(health.status == 200, f"server: /health answered {health.status} ({status})")]
     try:
-        reply = http.call("GET", f"{settings['url']}/api/v1/capabilities", token=settings["token"], timeout=5)
+        reply = http.call(
+            "GET", f"{settings['url']}/api/v1/capabilities", token=settings["token"], timeout=5
+        )
     except OSError as error:
         return [*results, (False, f"token: not checked ({error})")]
     if reply.status != 200 or not isinstance(reply.body, dict):
@@ -60,10 +64,16 @@ def _hooks() -> list[tuple[bool, str]]:
         path = install.TARGETS[agent][0]()
         done = [event for event, present in events.items() if present]
         any_installed = any_installed or bool(done)
-        state = "installed" if len(done) == len(events) else ("partly installed" if done else "not installed")
+        state = (
+            "installed"
+            if len(done) == len(events)
+            else ("partly installed" if done else "not installed")
+        )
         results.append((len(done) in (0, len(events)), f"hooks: {agent} {state} ({path})"))
     if not any_installed:
-        results.append((False, "hooks: no agent has the hooks (run `continuity setup claude|codex`)"))
+        results.append(
+            (False, "hooks: no agent has the hooks (run `continuity setup claude|codex`)")
+        )
     return results
 
 

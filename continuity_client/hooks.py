@@ -43,7 +43,9 @@ def run(name: str, stdin=None, stdout=None, started: float | None = None) -> int
     """Run one hook; the exit code is always 0."""
     started = time.monotonic() if started is None else started
     deadline = started + HARD_TIMEOUT - 0.1  # keep a margin for writing and exiting
-    watchdog = threading.Timer(max(started + HARD_TIMEOUT - time.monotonic(), 0), _give_up, args=(name,))
+    watchdog = threading.Timer(
+        max(started + HARD_TIMEOUT - time.monotonic(), 0), _give_up, args=(name,)
+    )
     watchdog.daemon = True
     watchdog.start()
     try:

@@ -51,7 +51,9 @@ def call(method: str, url: str, *, token: str = "", body=None, timeout: float = 
         if parts.scheme == "https":
             import ssl
 
-            connection = ssl.create_default_context().wrap_socket(raw, server_hostname=parts.hostname)
+            connection = ssl.create_default_context().wrap_socket(
+                raw, server_hostname=parts.hostname
+            )
         connection.settimeout(_left(deadline))
         connection.sendall(request)
         reply = _read_all(connection, deadline)

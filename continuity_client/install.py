@@ -25,10 +25,15 @@ from continuity_client import config
 
 HOOK_TIMEOUT_SECONDS = 5  # the agent's own limit; the hook ends itself within 1 s
 TARGETS = {
-    "claude": (config.claude_settings_path, {"Stop": "claude-stop", "UserPromptSubmit": "claude-prompt"}),
+    "claude": (
+        config.claude_settings_path,
+        {"Stop": "claude-stop", "UserPromptSubmit": "claude-prompt"},
+    ),
     "codex": (config.codex_hooks_path, {"Stop": "codex-stop", "UserPromptSubmit": "codex-prompt"}),
 }
-_OURS = re.compile(r"(?:\bcontinuity\"?|-m continuity_client)\s+hook\s+(?:claude|codex)-(?:stop|prompt)\s*$")
+_OURS = re.compile(
+    r"(?:\bcontinuity\"?|-m continuity_client)\s+hook\s+(?:claude|codex)-(?:stop|prompt)\s*$"
+)
 
 
 class SetupError(Exception):
@@ -66,7 +71,9 @@ def _write(path: Path, data: dict, before: str | None) -> str | None:
         return None
     backup = None
     if before is not None:
-        backup = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6:06d}")
+        backup = path.with_name(
+            f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6:06d}"
+        )
         shutil.copy2(path, backup)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
     config.atomic_write(path, text, mode=mode)
@@ -99,7 +106,9 @@ def install(agent: str) -> tuple[Path, str | None]:
     for event, hook in events.items():
         groups = hooks.get(event) if isinstance(hooks.get(event), list) else []
         handler = {"type": "command", "command": command_for(hook), "timeout": HOOK_TIMEOUT_SECONDS}
-        present = [h for g in groups if isinstance(g, dict) for h in g.get("hooks", []) if is_ours(h)]
+        present = [
+            h for g in groups if isinstance(g, dict) for h in g.get("hooks", []) if is_ours(h)
+        ]
         if present == [handler]:
             continue  # already installed exactly so
         hooks[event] = [*_without_ours(groups), {"hooks": [handler]}]
@@ -144,7 +153,9 @@ def installed(agent: str) -> dict[str, bool]:
 def save_config(url: str, token: str) -> Path:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise SetupError(f"--url must be an http(s) address like http://127.0.0.1:8000, not {url!r}.")
+        raise SetupError(
+            f"--url must be an http(s) address like http://127.0.0.1:8000, not {url!r}."
+        )
     if not token.startswith("cont_pat_"):
         raise SetupError("--token must be a Continuity access token (it starts with cont_pat_).")
     path = config.config_path()

@@ -16,7 +16,9 @@ from pathlib import Path
 HOST_NAMES = {"github.com": "github", "gitlab.com": "gitlab", "bitbucket.org": "bitbucket"}
 # user@host:path — git's scp-like syntax (no scheme, a colon before the first slash).
 _SCP_LIKE = re.compile(r"^(?:[^@/\s]+@)?(?P<host>[^:/\s]+):(?P<path>(?!/).+)$")
-_URL = re.compile(r"^(?P<scheme>[a-z][a-z0-9+.-]*)://(?:[^@/]*@)?(?P<host>[^/:]+)(?::\d+)?/(?P<path>.+)$", re.I)
+_URL = re.compile(
+    r"^(?P<scheme>[a-z][a-z0-9+.-]*)://(?:[^@/]*@)?(?P<host>[^/:]+)(?::\d+)?/(?P<path>.+)$", re.I
+)
 
 
 def normalize_remote(url: str) -> str | None:
@@ -47,7 +49,7 @@ def _git_dir(root: Path) -> Path | None:
         # Worktrees and submodules: ".git" is a file saying "gitdir: <path>".
         text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
         if text.startswith("gitdir:"):
-            target = Path(text[len("gitdir:"):].strip())
+            target = Path(text[len("gitdir:") :].strip())
             return target if target.is_absolute() else (root / target).resolve()
     return None
 

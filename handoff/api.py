@@ -17,7 +17,7 @@ from ninja import Field, Router, Schema
 from ninja.responses import Status as Reply
 from pydantic import ConfigDict
 
-from continuity.api_errors import WRITE_ERRORS
+from foundation.ninja_door import WRITE_ERRORS
 from handoff import services
 from handoff.models import MAX_SUMMARY_CHARS, TaskStatus
 from handoff.selectors import capsule_data

@@ -44,7 +44,7 @@ class HandoffCapsule(models.Model):
     # The agent identity comes from the token that wrote the capsule; empty for the owner.
     from_agent = models.CharField(max_length=100, blank=True)
     from_token = models.ForeignKey(
-        "continuity.PersonalAccessToken",
+        "accounts.PersonalAccessToken",
         null=True,
         blank=True,
         on_delete=models.SET_NULL,

@@ -1,9 +1,8 @@
 """Owner API URLs of the handoff app, included by continuity/owner_urls.py at /api/owner/."""
 
-from django.urls import re_path
 from rest_framework.routers import SimpleRouter
 
-from handoff.owner_api import HandoffViewSet, PackageExportView, PackageImportView
+from handoff.owner_api import HandoffViewSet
 
 
 class _Router(SimpleRouter):
@@ -15,8 +14,4 @@ class _Router(SimpleRouter):
 router = _Router()
 router.register("handoffs", HandoffViewSet, basename="owner-handoff")
 
-urlpatterns = [
-    re_path(r"^packages/export/?$", PackageExportView.as_view(), name="owner-package-export"),
-    re_path(r"^packages/import/?$", PackageImportView.as_view(), name="owner-package-import"),
-    *router.urls,
-]
+urlpatterns = router.urls

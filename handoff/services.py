@@ -12,8 +12,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from continuity.actors import Actor
-from continuity.errors import not_found, validation_error
+from foundation.actors import Actor
+from foundation.errors import not_found, validation_error
 from handoff.models import MAX_SUMMARY_CHARS, HandoffCapsule, TaskStatus
 from handoff.selectors import newest_open_capsule
 from memories import gates

@@ -14,13 +14,17 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from continuity.errors import ServiceError
+from foundation.errors import ServiceError
+from foundation.views import (
+    back,
+    keyset_page,
+    owner_actor,
+    raise_404_if_missing,
+    safe_next,
+)  # fmt: skip
 from handoff.models import HandoffCapsule
 from handoff.selectors import handoffs_for_owner
 from handoff.services import handoff_expire
-from memories.views.common import (
-    back, keyset_page, owner_actor, raise_404_if_missing, safe_next, tab_counts,
-)  # fmt: skip
 
 STATES = ("active", "resumed", "expired")
 MAX_TASK_FILTER_CHARS = 300
@@ -46,7 +50,6 @@ def handoffs(request: HttpRequest) -> HttpResponse:
     context = {"tab": "handoffs", "page": page, "state": state, "task": task, "states": STATES}
     if request.htmx and request.GET.get("fragment") == "page":
         return render(request, "handoff/handoffs.html#page", context)
-    context["counts"] = tab_counts(request.user)
     return render(request, "handoff/handoffs.html", context)
 
 
@@ -56,7 +59,7 @@ def handoff_detail(request: HttpRequest, capsule_id) -> HttpResponse:
     capsule = _capsule(request, capsule_id)
     return render(
         request, "handoff/capsule.html",
-        {"tab": "handoffs", "capsule": capsule, "counts": tab_counts(request.user)},
+        {"tab": "handoffs", "capsule": capsule},
     )  # fmt: skip
 
 
@@ -74,13 +77,14 @@ def handoff_expire_view(request: HttpRequest, capsule_id) -> HttpResponse:
     if not request.htmx:
         messages.success(
             request,
-            _("The handoff for “%(task)s” has expired; no agent will resume it.") % {"task": capsule.task_id},
+            _("The handoff for “%(task)s” has expired; no agent will resume it.")
+            % {"task": capsule.task_id},
         )
         return back(request, "dashboard:handoffs")
     shape = "detail" if request.POST.get("shape") == "detail" else "row"
     context = {"c": capsule, "capsule": capsule, "next": safe_next(request), "notice": True}
     template = "handoff/capsule.html#detail" if shape == "detail" else "handoff/_row.html"
     html = render_to_string(template, context, request=request)
-    counts = {"counts": tab_counts(request.user), "oob": True}
+    counts = {"oob": True}
     html += render_to_string("dashboard/_counts.html", counts, request=request)
     return HttpResponse(html)

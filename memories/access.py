@@ -32,7 +32,9 @@ def send_to_worker(counts: dict[str, int]) -> None:
 
 
 class AccessLog:
-    def __init__(self, send=send_to_worker, *, inline: bool | None = None, every: float = FLUSH_SECONDS):
+    def __init__(
+        self, send=send_to_worker, *, inline: bool | None = None, every: float = FLUSH_SECONDS
+    ):
         self._send = send
         self._every = every
         # Inline: every add sends at once (when tasks run eagerly, as in unit tests).

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.text import Truncator
 
-from continuity.admin import OwnerScopedReadOnlyAdmin, ReadOnlyInline
+from foundation.admin import OwnerScopedReadOnlyAdmin, ReadOnlyInline
 from memories.models import Memory, MemoryEvent, MemoryLink
 
 # A memory page shows its newest events inline; the full history is one link away.
@@ -174,7 +174,15 @@ class MemoryLinkAdmin(OwnerScopedReadOnlyAdmin):
     list_filter = ("relation", "created_by_agent")
     list_select_related = ("owner", "from_memory", "to_memory")
     search_fields = ("uri", "from_memory__content", "to_memory__content")
-    fields = ("owner", "from_memory", "relation", "to_memory", "uri", "created_by_agent", "created_at")
+    fields = (
+        "owner",
+        "from_memory",
+        "relation",
+        "to_memory",
+        "uri",
+        "created_by_agent",
+        "created_at",
+    )
 
     @admin.display(description="to")
     def target(self, link: MemoryLink) -> str:

@@ -37,12 +37,23 @@ from django.db.models import Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from continuity.actors import Actor
-from continuity.maintenance.runs import Deadline
-from continuity.models import ProposalKind, ProposalStatus, ReviewProposal
+from foundation.actors import Actor
+from foundation.maintenance.runs import Deadline
 from memories.models import (
-    LIVE_STATUSES, MAX_CONTENT_CHARS, OWNER_TRUSTS, TRUST_RANK, EventType, Memory, MemoryLink,
-    MemoryType, Relation, Status, Trust,
+    LIVE_STATUSES,
+    MAX_CONTENT_CHARS,
+    OWNER_TRUSTS,
+    TRUST_RANK,
+    EventType,
+    Memory,
+    MemoryLink,
+    MemoryType,
+    ProposalKind,
+    ProposalStatus,
+    Relation,
+    ReviewProposal,
+    Status,
+    Trust,
 )  # fmt: skip
 from memories.retrieval import index as search_index
 from memories.services.common import record_event, supersede
@@ -94,8 +105,14 @@ def merge_exact_duplicates(*, deadline: Deadline) -> dict:
             merged += outcome if outcome > 0 else 0
             skipped += outcome < 0
         elif pks[0] in stale_set:
-            refreshed += Memory.objects.filter(pk=pks[0], status__in=LIVE_STATUSES).update(fingerprint=fresh)
-    return {"merged": merged, "fingerprints_refreshed": refreshed, "groups_left_for_review": skipped}
+            refreshed += Memory.objects.filter(pk=pks[0], status__in=LIVE_STATUSES).update(
+                fingerprint=fresh
+            )
+    return {
+        "merged": merged,
+        "fingerprints_refreshed": refreshed,
+        "groups_left_for_review": skipped,
+    }
 
 
 def _survivor_order(memory: Memory):
@@ -109,7 +126,9 @@ def _merge_group(owner_id, fresh: str, pks: list) -> int:
     """Merge one group of equal live statements; returns how many rows were merged away,
     or -1 when the rows hold different keys (then it is proposed for Review instead)."""
     memories = list(
-        Memory.objects.select_for_update().filter(pk__in=pks, status__in=LIVE_STATUSES).select_related("owner")
+        Memory.objects.select_for_update()
+        .filter(pk__in=pks, status__in=LIVE_STATUSES)
+        .select_related("owner")
     )
     memories = [m for m in memories if fingerprint(m.content, m.scope_type, m.scope_key) == fresh]
     if len(memories) < 2:
@@ -182,12 +201,17 @@ def propose_near_duplicates(*, deadline: Deadline) -> dict:
             break
         texts = dict(
             Memory.objects.filter(
-                owner_id=owner_id, scope_type=scope_type, scope_key=scope_key, status__in=LIVE_STATUSES
+                owner_id=owner_id,
+                scope_type=scope_type,
+                scope_key=scope_key,
+                status__in=LIVE_STATUSES,
             )
             .order_by("-updated_at")
             .values_list("pk", "content")[:MAX_MEMORIES_PER_SCOPE]
         )
-        for first, second in sorted(candidate_pairs(texts), key=lambda pair: (str(pair[0]), str(pair[1]))):
+        for first, second in sorted(
+            candidate_pairs(texts), key=lambda pair: (str(pair[0]), str(pair[1]))
+        ):
             compared += 1
             verdict = assess(texts[first], texts[second])
             if verdict.near_duplicate and verdict.contradiction is None:
@@ -230,7 +254,9 @@ def propose_stale(*, now: datetime) -> dict:
 def retire_obsolete_proposals(*, now: datetime) -> int:
     cutoff = now - timedelta(days=settings.CONTINUITY_STALE_AFTER_DAYS)
     obsolete = []
-    pending = ReviewProposal.objects.filter(status=ProposalStatus.PENDING).values_list("pk", "kind", "memory_ids")
+    pending = ReviewProposal.objects.filter(status=ProposalStatus.PENDING).values_list(
+        "pk", "kind", "memory_ids"
+    )
     for pk, kind, memory_ids in pending.iterator(chunk_size=1000):
         live = Memory.objects.filter(pk__in=memory_ids, status__in=LIVE_STATUSES)
         if kind == ProposalKind.STALE:
@@ -257,7 +283,9 @@ def _summary_text(project: str, week: str, facts: list[str]) -> str:
     head = f"Week {week} in {project}: {len(facts)} episodes."
     lines, used = [head], len(head)
     for index, fact in enumerate(facts):
-        line = "- " + (fact if len(fact) <= ROLLUP_FACT_CHARS else fact[: ROLLUP_FACT_CHARS - 1] + "…")
+        line = "- " + (
+            fact if len(fact) <= ROLLUP_FACT_CHARS else fact[: ROLLUP_FACT_CHARS - 1] + "…"
+        )
         rest = len(facts) - index - 1
         if used + len(line) + 1 + len(f"\n(+{rest} more)") > MAX_CONTENT_CHARS:
             lines.append(f"(+{len(facts) - index} more)")
@@ -287,7 +315,11 @@ def roll_up_episodes(*, now: datetime, deadline: Deadline) -> dict:
         rolled = _roll_up_week(owner_id, scope_key, week, visibility, pks)
         summaries += rolled > 0
         archived += rolled
-    return {"summaries": summaries, "archived": archived, "after_days": settings.CONTINUITY_ROLLUP_AFTER_DAYS}
+    return {
+        "summaries": summaries,
+        "archived": archived,
+        "after_days": settings.CONTINUITY_ROLLUP_AFTER_DAYS,
+    }
 
 
 @transaction.atomic
@@ -299,14 +331,23 @@ def _roll_up_week(owner_id, scope_key: str, week: str, visibility: str, pks: lis
     if not originals:
         return 0
     key = f"weekly-rollup:{week}" + (":private" if visibility == "private" else "")
-    previous = Memory.objects.select_for_update().filter(
-        owner_id=owner_id, scope_type="project", scope_key=scope_key, key=key, status=Status.ACTIVE
-    ).first()
+    previous = (
+        Memory.objects.select_for_update()
+        .filter(
+            owner_id=owner_id,
+            scope_type="project",
+            scope_key=scope_key,
+            key=key,
+            status=Status.ACTIVE,
+        )
+        .first()
+    )
     earlier = []
     if previous is not None:  # late arrivals: the week's summary gets a new version
         earlier = list(
-            Memory.objects.filter(links_in__from_memory=previous, links_in__relation=Relation.DERIVED_FROM)
-            .order_by("created_at", "pk")
+            Memory.objects.filter(
+                links_in__from_memory=previous, links_in__relation=Relation.DERIVED_FROM
+            ).order_by("created_at", "pk")
         )
     sources = earlier + originals
     owner = originals[0].owner
@@ -320,7 +361,9 @@ def _roll_up_week(owner_id, scope_key: str, week: str, visibility: str, pks: lis
         tags=["weekly-rollup"],
     )  # fmt: skip
     if previous is not None:
-        supersede(actor, previous, successor=summary, reason="compaction: late episodes for this week")
+        supersede(
+            actor, previous, successor=summary, reason="compaction: late episodes for this week"
+        )
     else:
         summary.save()
     MemoryLink.objects.bulk_create(

@@ -19,7 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from continuity.errors import ErrorCode, ServiceError, validation_error
+from foundation.errors import ErrorCode, ServiceError, validation_error
 from memories.identifiers import card_number_valid, card_shaped, prc_id_valid
 
 MAX_CONTENT_CHARS = 4000
@@ -99,6 +99,7 @@ def _looks_random(value: str, min_length: int) -> bool:
 
 
 # --- validators ---------------------------------------------------------------------------
+
 
 def _group_is_random(group: str, min_length: int) -> Callable[[re.Match[str]], bool]:
     return lambda match: _looks_random(match[group], min_length)
@@ -187,7 +188,7 @@ SECRET_RULES: tuple[SecretRule, ...] = (
         _key_block_has_body,
     ),
     SecretRule(
-        # Our own PATs (continuity.tokens.TOKEN_MARKER), also inside URLs and words; a
+        # Our own PATs (accounts.tokens.TOKEN_MARKER), also inside URLs and words; a
         # truncated token still leaks most of its secret, hence 16+ rather than exactly 40.
         "continuity_token",
         re.compile(r"(?P<secret>cont_pat_(?P<body>[A-Za-z0-9_-]{16,}))"),
@@ -244,7 +245,8 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     SecretRule(
         "aws_secret_key",
         re.compile(
-            r"(?<![a-z0-9])aws[_\s.-]?secret(?:[_\s.-]?access)?[_\s.-]?key" + _OPERATOR
+            r"(?<![a-z0-9])aws[_\s.-]?secret(?:[_\s.-]?access)?[_\s.-]?key"
+            + _OPERATOR
             + r"[\"']?(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
             _I,
         ),
@@ -285,7 +287,8 @@ SECRET_RULES: tuple[SecretRule, ...] = (
         "secret_assignment",
         re.compile(
             r"(?<![a-z0-9])(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token"
-            r"|auth[_-]?token|refresh[_-]?token|bot[_-]?token|secret|token)" + _OPERATOR
+            r"|auth[_-]?token|refresh[_-]?token|bot[_-]?token|secret|token)"
+            + _OPERATOR
             + r"[\"']?(?P<secret>[A-Za-z0-9._~+/=!@#%^*-]{16,})",
             _I,
         ),
@@ -318,6 +321,7 @@ RULE_NAMES = tuple(rule.name for rule in SECRET_RULES)
 
 
 # --- the gate -----------------------------------------------------------------------------
+
 
 def find_secrets(text: str) -> list[SecretFinding]:
     """Findings in text order. A finding inside another one (a bearer token inside an

@@ -24,8 +24,7 @@ from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from continuity.errors import not_found, validation_error
-from continuity.owner_api import (
+from foundation.drf_door import (
     KeysetPagination,
     OwnerViewSet,
     StrictCharField,
@@ -33,6 +32,7 @@ from continuity.owner_api import (
     query_choices,
     reject_unknown_params,
 )
+from foundation.errors import not_found, validation_error
 from memories.models import (
     ConfidenceBasis,
     Kind,
@@ -235,7 +235,9 @@ def _memory_id(pk) -> UUID:
 
 def _filtered(request, actor):
     reject_unknown_params(request, {*ENUM_FILTERS, *TEXT_FILTERS, *MemoryPagination.query_params})
-    enums = {name: tuple(query_choices(request, name, choices)) for name, choices in ENUM_FILTERS.items()}
+    enums = {
+        name: tuple(query_choices(request, name, choices)) for name, choices in ENUM_FILTERS.items()
+    }
     text = {name: request.query_params.get(name, "").strip() for name in TEXT_FILTERS}
     return memories_for_owner(actor, MemoryFilters(**enums, **text))
 

@@ -107,7 +107,9 @@ _CREDENTIAL_FILE = (
     r"(?:~/|\$HOME/)?\.(?:ssh/\S*|aws/credentials|npmrc|pypirc|netrc|docker/config\.json|kube/config)"
     r"|\bid_(?:rsa|ed25519|ecdsa)\b"
 )
-_LEAK_VERB = r"\b(?:paste|send|cat|print|upload|post|copy|email|share)\b|发给|发送|发到|上传|粘贴|打印|贴到"
+_LEAK_VERB = (
+    r"\b(?:paste|send|cat|print|upload|post|copy|email|share)\b|发给|发送|发到|上传|粘贴|打印|贴到"
+)
 _CREDENTIAL_LEAK = re.compile(
     rf"(?:{_LEAK_VERB})[^\n]{{0,40}}?(?:{_CREDENTIAL_FILE})|(?:{_CREDENTIAL_FILE})[^\n]{{0,40}}?(?:{_LEAK_VERB})",
     _I,
@@ -128,7 +130,9 @@ _HIDDEN_HTML = re.compile(
     _I,
 )
 _HTML_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
-_READER = re.compile(r"\b(?:ai|assistant|agent|model|llm|claude|gpt|codex)s?\b|助手|模型|智能体|机器人", _I)
+_READER = re.compile(
+    r"\b(?:ai|assistant|agent|model|llm|claude|gpt|codex)s?\b|助手|模型|智能体|机器人", _I
+)
 _URL = re.compile(r"(?:https?|javascript|data):[^\s)\]>\"']+", _I)
 _SCRIPT_URL = re.compile(r"^(?:javascript:|data:text/html)", _I)
 

@@ -15,16 +15,21 @@ from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from continuity.errors import validation_error
-from continuity.models import ProposalKind, ProposalStatus, ReviewProposal
-from continuity.owner_api import (
+from foundation.drf_door import (
     KeysetPagination,
     OwnerViewSet,
     StrictCharField,
     StrictSerializer,
     reject_unknown_params,
 )
-from memories.services.proposals import proposal_accept, proposal_data, proposal_dismiss, proposal_get
+from foundation.errors import validation_error
+from memories.models import ProposalKind, ProposalStatus, ReviewProposal
+from memories.services.proposals import (
+    proposal_accept,
+    proposal_data,
+    proposal_dismiss,
+    proposal_get,
+)
 
 
 class ProposalAcceptIn(StrictSerializer):
@@ -45,12 +50,16 @@ class ProposalViewSet(OwnerViewSet):
         reject_unknown_params(request, {"status", "kind", *KeysetPagination.query_params})
         status = request.query_params.get("status") or ProposalStatus.PENDING
         if status not in ProposalStatus.values:
-            raise validation_error(f"status must be one of: {', '.join(ProposalStatus.values)}.", field="status")
+            raise validation_error(
+                f"status must be one of: {', '.join(ProposalStatus.values)}.", field="status"
+            )
         proposals = ReviewProposal.objects.filter(owner=request.user, status=status)
         kind = request.query_params.get("kind")
         if kind:
             if kind not in ProposalKind.values:
-                raise validation_error(f"kind must be one of: {', '.join(ProposalKind.values)}.", field="kind")
+                raise validation_error(
+                    f"kind must be one of: {', '.join(ProposalKind.values)}.", field="kind"
+                )
             proposals = proposals.filter(kind=kind)
         page = self.paginate_queryset(proposals)
         return self.get_paginated_response([proposal_data(proposal) for proposal in page])
@@ -62,7 +71,10 @@ class ProposalViewSet(OwnerViewSet):
     def accept(self, request, pk=None):
         data = self.parse()
         proposal = proposal_accept(
-            actor=self.actor, proposal_id=pk, keep=data.get("keep") or None, resolution=data.get("resolution")
+            actor=self.actor,
+            proposal_id=pk,
+            keep=data.get("keep") or None,
+            resolution=data.get("resolution"),
         )
         return Response(proposal_data(proposal))
 

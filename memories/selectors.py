@@ -16,9 +16,18 @@ from uuid import UUID
 
 from django.db.models import Q, QuerySet
 
-from continuity.actors import Actor
-from continuity.errors import not_found, validation_error
-from memories.models import LIVE_STATUSES, Memory, MemoryEvent, ScopeType, Visibility
+from foundation.actors import Actor
+from foundation.errors import not_found, validation_error
+from memories.models import (
+    LIVE_STATUSES,
+    OWNER_TRUSTS,
+    Memory,
+    MemoryEvent,
+    ScopeType,
+    Status,
+    Trust,
+    Visibility,
+)
 
 HISTORY_MAX_LIMIT = 100
 SIMILARITY_CANDIDATES = 200
@@ -159,7 +168,9 @@ def _decode_cursor(cursor: str, memory_id: UUID) -> int:
     return event_id
 
 
-def memory_history(*, actor: Actor, memory_id, limit: int = 50, cursor: str | None = None) -> HistoryPage:
+def memory_history(
+    *, actor: Actor, memory_id, limit: int = 50, cursor: str | None = None
+) -> HistoryPage:
     """Events of a memory and of its earlier versions, newest first, paginated."""
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= HISTORY_MAX_LIMIT:
         raise validation_error(f"limit must be between 1 and {HISTORY_MAX_LIMIT}.", field="limit")
@@ -174,7 +185,9 @@ def memory_history(*, actor: Actor, memory_id, limit: int = 50, cursor: str | No
     return HistoryPage(events=page[:limit], next_cursor=next_cursor)
 
 
-def similarity_candidates(*, actor: Actor, scope_type: str, scope_key: str, exclude_ids=()) -> list[tuple[UUID, str]]:
+def similarity_candidates(
+    *, actor: Actor, scope_type: str, scope_key: str, exclude_ids=()
+) -> list[tuple[UUID, str]]:
     """(id, content) of the live memories a new statement in this scope could duplicate or
     contradict: the same scope and the global scope, most recently changed first, bounded so
     a write costs the same in a store of any size. One query per scope, so each walks the
@@ -195,3 +208,44 @@ def similarity_candidates(*, actor: Actor, scope_type: str, scope_key: str, excl
         )
     candidates.sort(key=lambda candidate: candidate[2], reverse=True)
     return [(memory_id, content) for memory_id, content, _ in candidates[:SIMILARITY_CANDIDATES]]
+
+
+# --- what each dashboard tab lists (owner-scoped, index-backed) ----------------------------
+
+
+# Each list is one or more querysets with equality filters only, so that each walks one
+# owner-leading index (an IN list or an OR makes SQLite read every match and sort).
+
+
+def core_memories(user) -> QuerySet[Memory]:
+    # scope_key="" is implied by global (a constraint) but lets the scope index serve it.
+    return Memory.objects.filter(
+        owner=user, status=Status.ACTIVE, scope_type=ScopeType.GLOBAL, scope_key="",
+        trust__in=OWNER_TRUSTS,
+    )  # fmt: skip
+
+
+def project_memories(user) -> list[QuerySet[Memory]]:
+    return [
+        Memory.objects.filter(owner=user, status=status, scope_type=ScopeType.PROJECT)
+        for status in LIVE_STATUSES
+    ]
+
+
+def recent_memories(user) -> list[QuerySet[Memory]]:
+    return [Memory.objects.filter(owner=user, status=status) for status in LIVE_STATUSES]
+
+
+def disputed_memories(user) -> QuerySet[Memory]:
+    return Memory.objects.filter(owner=user, status=Status.DISPUTED)
+
+
+def inferred_memories(user) -> QuerySet[Memory]:
+    return Memory.objects.filter(owner=user, status=Status.ACTIVE, trust=Trust.INFERRED)
+
+
+def archive_memories(user) -> list[QuerySet[Memory]]:
+    return [
+        Memory.objects.filter(owner=user, status=status)
+        for status in (Status.ARCHIVED, Status.SUPERSEDED)
+    ]

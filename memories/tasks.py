@@ -8,8 +8,8 @@ from celery import shared_task
 from django.db.models import F
 from django.utils import timezone
 
-from continuity.maintenance.runs import PeriodicJob, job_run, register_job
-from continuity.tasks import MAINTENANCE_TASK
+from foundation.maintenance.runs import PeriodicJob, job_run, register_job
+from foundation.tasks import MAINTENANCE_TASK
 from memories.embeddings.embedders import EmbedderUnavailable
 from memories.models import Memory
 
@@ -35,7 +35,9 @@ def record_access(counts: dict[str, int] | list[str]) -> int:
         by_reads.setdefault(int(reads), []).append(memory_id)
     now = timezone.now()
     return sum(
-        Memory.objects.filter(pk__in=ids).update(access_count=F("access_count") + reads, last_accessed_at=now)
+        Memory.objects.filter(pk__in=ids).update(
+            access_count=F("access_count") + reads, last_accessed_at=now
+        )
         for reads, ids in by_reads.items()
     )
 

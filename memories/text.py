@@ -68,7 +68,9 @@ ANTONYM_PAIRS: tuple[tuple[str, str], ...] = (
 )  # fmt: skip
 # Two options where choosing one rejects the other; neither side is a negation.
 ALTERNATIVE_PAIRS: tuple[tuple[str, str], ...] = (
-    ("sync", "async"), ("synchronous", "asynchronous"), ("同步", "异步"),
+    ("sync", "async"),
+    ("synchronous", "asynchronous"),
+    ("同步", "异步"),
 )
 ENGLISH_NEGATIONS = frozenset(
     "not no never without cannot nor dont doesnt didnt isnt arent wasnt werent wont cant "
@@ -147,6 +149,7 @@ def stem(word: str) -> str:
 
 # --- analysis -----------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class TextAnalysis:
     normalized: str
@@ -165,7 +168,9 @@ class _Collector:
     def __init__(self) -> None:
         self.terms: set[str] = set()
         self.markers: dict[MarkerKind, list[str]] = {
-            "positive": [], "negative": [], "alternative": []
+            "positive": [],
+            "negative": [],
+            "alternative": [],
         }
 
     def add_word(self, word: str, *, with_polarity: bool = True) -> None:
@@ -250,6 +255,7 @@ def terms(text: str) -> frozenset[str]:
 
 
 # --- assessment ---------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Assessment:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from continuity.errors import validation_error
+from foundation.errors import validation_error
 
 MAX_VALUE_BYTES = 16_000
 MAX_VALUE_DEPTH = 8

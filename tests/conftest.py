@@ -11,8 +11,9 @@ import os
 import pytest
 from hypothesis import settings as hypothesis_settings
 
-from continuity.actors import Actor
-from continuity.tokens import token_create
+from accounts.tokens import token_create
+from foundation.actors import Actor
+from tests.workers.instance import instance  # noqa: F401 - a fixture for every directory
 
 ALL_AGENT_SCOPES = ["memories:read", "memories:write", "capture:write", "handoff"]
 
@@ -21,7 +22,9 @@ ALL_AGENT_SCOPES = ["memories:read", "memories:write", "capture:write", "handoff
 # fresh examples instead, to hunt for new failures.
 hypothesis_settings.register_profile("repeatable", derandomize=True, database=None)
 hypothesis_settings.register_profile("explore")
-hypothesis_settings.load_profile("explore" if os.environ.get("HYPOTHESIS_EXPLORE") else "repeatable")
+hypothesis_settings.load_profile(
+    "explore" if os.environ.get("HYPOTHESIS_EXPLORE") else "repeatable"
+)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -18,4 +18,5 @@ from continuity.settings import *  # noqa: E402,F403
 
 # Password hashing is deliberately slow; the tests sign in often and test nothing about it.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-CELERY_TASK_ALWAYS_EAGER = True  # tasks run inline in unit tests; integration tests start real workers
+# Tasks run inline in unit tests; integration tests start real workers.
+CELERY_TASK_ALWAYS_EAGER = True

@@ -8,8 +8,8 @@ import pytest
 from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from continuity.models import PersonalAccessToken
-from continuity.tokens import token_authenticate
+from accounts.tokens import token_authenticate
+from foundation.errors import ServiceError
 from memories.admin import INLINE_EVENT_LIMIT
 from memories.models import Memory, MemoryEvent, MemoryLink
 
@@ -72,13 +72,19 @@ def staff_client(client, owner):
 @pytest.fixture
 def stored(owner, make_token):
     """A small store: two memories with history and a link, and a token."""
-    fact = make_memory(owner, "The API runs on port 8080.", kind="fact", scope_type="project",
-                       scope_key="github:ada/site")
+    fact = make_memory(
+        owner,
+        "The API runs on port 8080.",
+        kind="fact",
+        scope_type="project",
+        scope_key="github:ada/site",
+    )
     preference = make_memory(owner, trust="confirmed", origin="user", source_agent="")
     make_event(fact, reason="first seen in a session")
     make_event(preference, "confirmed", actor_agent="", reason="owner confirmed")
-    MemoryLink.objects.create(owner=owner, from_memory=fact, to_memory=preference,
-                              relation="related_to")
+    MemoryLink.objects.create(
+        owner=owner, from_memory=fact, to_memory=preference, relation="related_to"
+    )
     token, raw = make_token("codex")
     return {"fact": fact, "preference": preference, "token": token, "raw": raw}
 
@@ -88,11 +94,19 @@ def changelist(model: str) -> str:
 
 
 CHANGELISTS = {
-    "memories_memory": ["By kind", "By type", "By trust", "By status", "By scope type",
-                        "By visibility", "By origin", "By source agent"],
+    "memories_memory": [
+        "By kind",
+        "By type",
+        "By trust",
+        "By status",
+        "By scope type",
+        "By visibility",
+        "By origin",
+        "By source agent",
+    ],
     "memories_memoryevent": ["By event type", "By actor agent"],
     "memories_memorylink": ["By relation", "By created by agent"],
-    "continuity_personalaccesstoken": ["By state", "By agent name"],
+    "accounts_personalaccesstoken": ["By state", "By agent name"],
 }
 
 
@@ -203,7 +217,9 @@ def test_event_list_filters_by_memory_and_keeps_tombstones(admin_client, stored,
     )
 
     assert tombstone in everything.context["cl"].result_list
-    assert [event.memory_id for event in one_memory.context["cl"].result_list] == [stored["fact"].pk]
+    assert [event.memory_id for event in one_memory.context["cl"].result_list] == [
+        stored["fact"].pk
+    ]
     assert tombstone_page.status_code == 200
     assert "owner delete" in tombstone_page.content.decode()
 
@@ -211,9 +227,9 @@ def test_event_list_filters_by_memory_and_keeps_tombstones(admin_client, stored,
 def test_token_pages_never_show_the_hash_or_prefix(admin_client, stored):
     token = stored["token"]
 
-    listing = admin_client.get(changelist("continuity_personalaccesstoken")).content.decode()
+    listing = admin_client.get(changelist("accounts_personalaccesstoken")).content.decode()
     detail = admin_client.get(
-        reverse("admin:continuity_personalaccesstoken_change", args=[token.pk])
+        reverse("admin:accounts_personalaccesstoken_change", args=[token.pk])
     ).content.decode()
 
     for html in (listing, detail):
@@ -229,7 +245,7 @@ def test_revoke_action_revokes_the_selected_tokens(admin_client, stored, make_to
     token = stored["token"]
 
     response = admin_client.post(
-        changelist("continuity_personalaccesstoken"),
+        changelist("accounts_personalaccesstoken"),
         {"action": "revoke_selected", "_selected_action": [token.pk]},
         follow=True,
     )
@@ -238,14 +254,14 @@ def test_revoke_action_revokes_the_selected_tokens(admin_client, stored, make_to
     assert "Revoked 1 token." in response.content.decode()
     token.refresh_from_db()
     assert token.revoked_at is not None
-    with pytest.raises(Exception):
+    with pytest.raises(ServiceError):
         token_authenticate(stored["raw"])
     assert token_authenticate(kept_raw) == kept
 
 
 def test_revoke_action_on_a_revoked_token_keeps_the_first_time(admin_client, stored):
     token = stored["token"]
-    url = changelist("continuity_personalaccesstoken")
+    url = changelist("accounts_personalaccesstoken")
     data = {"action": "revoke_selected", "_selected_action": [token.pk]}
     admin_client.post(url, data)
     token.refresh_from_db()
@@ -262,7 +278,7 @@ def test_superuser_cannot_revoke_another_owners_token(admin_client, other_owner,
     theirs, raw = make_token("codex", user=other_owner)
 
     response = admin_client.post(
-        changelist("continuity_personalaccesstoken"),
+        changelist("accounts_personalaccesstoken"),
         {"action": "revoke_selected", "_selected_action": [theirs.pk]},
         follow=True,
     )
@@ -280,7 +296,7 @@ def test_staff_owner_sees_only_their_own_rows(staff_client, stored, other_owner,
 
     memories = staff_client.get(changelist("memories_memory"))
     events = staff_client.get(changelist("memories_memoryevent"))
-    tokens = staff_client.get(changelist("continuity_personalaccesstoken"))
+    tokens = staff_client.get(changelist("accounts_personalaccesstoken"))
     their_page = staff_client.get(reverse("admin:memories_memory_change", args=[theirs.pk]))
     own_page = staff_client.get(reverse("admin:memories_memory_change", args=[stored["fact"].pk]))
 

@@ -15,7 +15,9 @@ def cache(location: str) -> SharedRedisCache:
 def test_cache_objects_for_one_server_share_one_client_across_threads():
     first = cache("redis://127.0.0.1:1/5")
     from_thread = []
-    thread = threading.Thread(target=lambda: from_thread.append(cache("redis://127.0.0.1:1/5")._cache))
+    thread = threading.Thread(
+        target=lambda: from_thread.append(cache("redis://127.0.0.1:1/5")._cache)
+    )
     thread.start()
     thread.join()
     assert from_thread == [first._cache]

@@ -9,8 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from continuity.models import PersonalAccessToken
-from continuity.tokens import TOKEN_PATTERN, token_authenticate
+from accounts.models import PersonalAccessToken
+from accounts.tokens import TOKEN_PATTERN, token_authenticate
 
 pytestmark = pytest.mark.django_db
 
@@ -50,8 +50,13 @@ def test_create_token_prints_a_token_that_authenticates(owner):
 
 def test_create_token_takes_a_name_purpose_and_projects(owner):
     out, err = run(
-        "--project", "github:ada/notes", "--project", "github:ada/site",
-        name="CI runner", purpose="nightly jobs", scopes="memories:read, handoff",
+        "--project",
+        "github:ada/notes",
+        "--project",
+        "github:ada/site",
+        name="CI runner",
+        purpose="nightly jobs",
+        scopes="memories:read, handoff",
     )
 
     token = token_authenticate(out.strip())

@@ -8,7 +8,7 @@ import pytest
 from django.core.cache import cache
 from django.db import connection
 
-from continuity.tasks import HEARTBEAT_CACHE_KEY, heartbeat
+from foundation.tasks import HEARTBEAT_CACHE_KEY, heartbeat
 
 pytestmark = pytest.mark.django_db
 
@@ -59,9 +59,7 @@ def test_health_profile_matches_the_database_vendor(client):
     assert body["database"]["vendor"] == expected
 
 
-def test_health_is_503_naming_the_broker_when_redis_does_not_answer(
-    client, settings, closed_port
-):
+def test_health_is_503_naming_the_broker_when_redis_does_not_answer(client, settings, closed_port):
     settings.CELERY_BROKER_URL = f"redis://127.0.0.1:{closed_port}/0"
 
     response = client.get("/health")

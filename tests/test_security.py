@@ -14,9 +14,8 @@ import pytest
 from django.core.cache import cache
 from django.test import RequestFactory
 
-from continuity import login_throttle
-
-from continuity.models import PersonalAccessToken
+from accounts import login_throttle
+from accounts.models import PersonalAccessToken
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "correct horse battery staple"
@@ -49,7 +48,9 @@ def test_pages_carry_a_strict_content_security_policy_and_the_usual_headers(clie
     response = client.get("/")
 
     assert response.status_code == 200
-    policy = dict(part.strip().split(" ", 1) for part in response["Content-Security-Policy"].split(";"))
+    policy = dict(
+        part.strip().split(" ", 1) for part in response["Content-Security-Policy"].split(";")
+    )
     assert policy["script-src"] == "'self'"  # no inline script, no eval
     assert policy["frame-ancestors"] == "'none'"
     assert policy["object-src"] == "'none'" and policy["base-uri"] == "'none'"
@@ -68,7 +69,9 @@ def test_the_session_cookie_is_http_only_and_same_site(client, account):
     assert cookie["httponly"] and cookie["samesite"] == "Lax"
 
 
-def test_repeated_failures_lock_the_account_from_that_address_even_with_the_right_password(client, account):
+def test_repeated_failures_lock_the_account_from_that_address_even_with_the_right_password(
+    client, account
+):
     for _ in range(5):
         assert sign_in(client, "wrong").status_code == 200
 
@@ -140,12 +143,14 @@ def test_tokens_never_reach_the_logs(client, make_token, caplog):
 
     client.get("/api/v1/capabilities", headers={"Authorization": f"Bearer {raw}"})
     client.get("/api/v1/capabilities", headers={"Authorization": f"Bearer {raw}x"})
-    client.get("/api/v1/capabilities", headers={"Authorization": "Bearer cont_pat_forged0000000000000000"})
+    client.get(
+        "/api/v1/capabilities", headers={"Authorization": "Bearer cont_pat_forged0000000000000000"}
+    )
 
     logged = "\n".join(record.getMessage() + str(record.args) for record in caplog.records)
     assert raw not in logged
     assert "cont_pat_forged" not in logged
-    secret = raw.removeprefix("cont_pat_")[len(PersonalAccessToken.objects.get().prefix):]
+    secret = raw.removeprefix("cont_pat_")[len(PersonalAccessToken.objects.get().prefix) :]
     assert secret not in logged
 
 
@@ -171,7 +176,9 @@ def test_the_deploy_check_is_clean_for_a_team_deployment_served_over_https(tmp_p
     env = {
         **os.environ,
         "CONTINUITY_DATA_DIR": str(tmp_path),
-        "DATABASE_URL": os.environ.get("DATABASE_URL", "postgres://continuity@127.0.0.1:5432/continuity"),
+        "DATABASE_URL": os.environ.get(
+            "DATABASE_URL", "postgres://continuity@127.0.0.1:5432/continuity"
+        ),
         "REDIS_URL": os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"),
         "CONTINUITY_HTTPS": "true",
         "CONTINUITY_ALLOWED_HOSTS": "memory.example.com",

@@ -5,7 +5,11 @@ import pytest
 
 @pytest.mark.parametrize(
     "path",
-    ["/static/admin/css/base.css", "/static/ninja/swagger-ui.css", "/static/ninja/swagger-ui-bundle.js"],
+    [
+        "/static/admin/css/base.css",
+        "/static/ninja/swagger-ui.css",
+        "/static/ninja/swagger-ui-bundle.js",
+    ],
 )
 def test_static_assets_are_served_by_the_app(client, path):
     response = client.get(path)

@@ -8,10 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from continuity.actors import Actor
-from continuity.errors import ErrorCode, ServiceError
-from continuity.models import PersonalAccessToken
-from continuity.tokens import (
+from accounts.models import PersonalAccessToken
+from accounts.tokens import (
     LAST_USED_RESOLUTION,
     PREFIX_LENGTH,
     TOKEN_MARKER,
@@ -20,6 +18,8 @@ from continuity.tokens import (
     token_create,
     token_revoke,
 )
+from foundation.actors import Actor
+from foundation.errors import ErrorCode, ServiceError
 
 pytestmark = pytest.mark.django_db
 
@@ -113,8 +113,14 @@ def test_scopes_and_projects_are_normalised(owner_actor):
         ({"expires_in_days": 0}, "expires_in_days"),
         ({"expires_in_days": -5}, "expires_in_days"),
         ({"expires_in_days": 3651}, "expires_in_days"),
-        ({"expires_in_days": None, "expires_at": timezone.now() - timedelta(minutes=1)}, "expires_at"),
-        ({"expires_in_days": None, "expires_at": timezone.now() + timedelta(days=3700)}, "expires_at"),
+        (
+            {"expires_in_days": None, "expires_at": timezone.now() - timedelta(minutes=1)},
+            "expires_at",
+        ),
+        (
+            {"expires_in_days": None, "expires_at": timezone.now() + timedelta(days=3700)},
+            "expires_at",
+        ),
     ],
     ids=lambda value: str(value)[:40] if isinstance(value, dict) else value,
 )
@@ -212,7 +218,9 @@ def test_authenticate_records_last_use(owner_actor):
     assert timezone.now() - token.last_used_at < timedelta(seconds=5)
 
 
-def test_last_use_is_written_at_most_once_a_minute(owner_actor, monkeypatch, django_assert_num_queries):
+def test_last_use_is_written_at_most_once_a_minute(
+    owner_actor, monkeypatch, django_assert_num_queries
+):
     token, raw = create(owner_actor)
     start = timezone.now()
     clock = {"now": start}

@@ -52,7 +52,9 @@ def _user(line: dict, at) -> list[Piece]:
     text = strip_fenced(raw)
     if text and not text.startswith(HARNESS_PREFIXES):
         run = line.get("uuid") or line.get("promptId") or stable_key(line.get("timestamp"), text)
-        pieces.insert(0, Piece(Role.USER, text=text, occurred_at=at, opens_run=True, run_key=str(run)))
+        pieces.insert(
+            0, Piece(Role.USER, text=text, occurred_at=at, opens_run=True, run_key=str(run))
+        )
     if not pieces:
         raise Skip("injected_context" if has_injection(raw) else "harness_text")
     return pieces
@@ -75,9 +77,15 @@ def _assistant(line: dict, at) -> list[Piece]:
             if text:
                 pieces.append(Piece(Role.ASSISTANT, text=text, occurred_at=at))
         elif kind in ("tool_use", "server_tool_use"):
-            pieces.append(Piece(Role.TOOL, ItemType.TOOL_CALL, occurred_at=at, identity=identity_of(block)))
+            pieces.append(
+                Piece(Role.TOOL, ItemType.TOOL_CALL, occurred_at=at, identity=identity_of(block))
+            )
         elif kind in ("thinking", "redacted_thinking"):
-            pieces.append(Piece(Role.ASSISTANT, ItemType.REASONING, occurred_at=at, identity=identity_of(block)))
+            pieces.append(
+                Piece(
+                    Role.ASSISTANT, ItemType.REASONING, occurred_at=at, identity=identity_of(block)
+                )
+            )
     if not pieces:
         raise Skip("empty")
     return pieces

@@ -31,7 +31,8 @@ def _text(content) -> str:
     return "\n".join(
         block["text"]
         for block in content
-        if isinstance(block, dict) and block.get("type") in ("input_text", "output_text", "text")
+        if isinstance(block, dict)
+        and block.get("type") in ("input_text", "output_text", "text")
         and isinstance(block.get("text"), str)
     )
 
@@ -47,7 +48,11 @@ def _message(payload: dict, at, when) -> list[Piece]:
     if role == "user":
         if text.startswith(HARNESS_PREFIXES):
             raise Skip("harness_text")
-        return [Piece(Role.USER, text=text, occurred_at=at, opens_run=True, run_key=stable_key(when, text))]
+        return [
+            Piece(
+                Role.USER, text=text, occurred_at=at, opens_run=True, run_key=stable_key(when, text)
+            )
+        ]
     if role == "assistant":
         phase = payload.get("phase")
         final = None if phase is None else phase == "final_answer"
@@ -73,9 +78,13 @@ def read(item, index: int) -> list[Piece]:
     if item_type == "message":
         return _message(payload, at, item.get("timestamp"))
     if item_type == "reasoning":
-        return [Piece(Role.ASSISTANT, ItemType.REASONING, occurred_at=at, identity=identity_of(payload))]
+        return [
+            Piece(Role.ASSISTANT, ItemType.REASONING, occurred_at=at, identity=identity_of(payload))
+        ]
     if item_type in CALLS:
         return [Piece(Role.TOOL, ItemType.TOOL_CALL, occurred_at=at, identity=identity_of(payload))]
     if item_type in OUTPUTS:
-        return [Piece(Role.TOOL, ItemType.TOOL_RESULT, occurred_at=at, identity=identity_of(payload))]
+        return [
+            Piece(Role.TOOL, ItemType.TOOL_RESULT, occurred_at=at, identity=identity_of(payload))
+        ]
     raise Skip("not_conversation")

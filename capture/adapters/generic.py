@@ -11,7 +11,15 @@ is the item's place in it. Tool calls, tool results and reasoning are stored as 
 
 from __future__ import annotations
 
-from capture.adapters.base import Parsed, Piece, Skip, identity_of, parse_items, stable_key, timestamp
+from capture.adapters.base import (
+    Parsed,
+    Piece,
+    Skip,
+    identity_of,
+    parse_items,
+    stable_key,
+    timestamp,
+)
 from capture.markers import has_injection, strip_fenced
 from capture.models import ItemType, Role
 

@@ -53,7 +53,9 @@ def parse(items: list) -> Parsed:
             continue
         if role == Role.USER:
             seen[text] += 1
-            pieces.append(Piece(Role.USER, text=text, opens_run=True, run_key=stable_key(text, seen[text])))
+            pieces.append(
+                Piece(Role.USER, text=text, opens_run=True, run_key=stable_key(text, seen[text]))
+            )
         else:
             pieces.append(Piece(Role.ASSISTANT, text=text))
     parsed.events = assemble(pieces)

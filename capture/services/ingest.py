@@ -29,8 +29,8 @@ from capture import adapters, extraction
 from capture.adapters.base import Event
 from capture.models import BatchStatus, CaptureBatch, CaptureThread, ConversationEvent, Source
 from capture.redaction import redact
-from continuity.actors import Actor
-from continuity.errors import ErrorCode, ServiceError, forbidden, validation_error
+from foundation.actors import Actor
+from foundation.errors import ErrorCode, ServiceError, forbidden, validation_error
 
 logger = logging.getLogger(__name__)
 
@@ -115,7 +115,10 @@ def _thread_for(actor: Actor, source: str, external_id: str, *, workspace: str, 
         try:
             with transaction.atomic():  # a savepoint: a concurrent first batch may win
                 return CaptureThread.objects.create(
-                    **lookup, agent_name=actor.agent_name, workspace=workspace, project_key=project_key
+                    **lookup,
+                    agent_name=actor.agent_name,
+                    workspace=workspace,
+                    project_key=project_key,
                 )
         except IntegrityError:
             thread = CaptureThread.objects.get(**lookup)
@@ -141,7 +144,9 @@ def enqueue(batch_id: UUID) -> None:
     try:
         ingest_batch.apply_async(args=[str(batch_id)], queue=CAPTURE_QUEUE)
     except Exception:  # any broker failure; the sweep is the recovery path
-        logger.warning("could not enqueue capture batch %s; the sweep will retry", batch_id, exc_info=True)
+        logger.warning(
+            "could not enqueue capture batch %s; the sweep will retry", batch_id, exc_info=True
+        )
 
 
 def batches_requeue(*, older_than_seconds: float, limit: int = 500) -> dict:
@@ -190,7 +195,9 @@ def batch_fail(*, batch_id, error: BaseException, final: bool) -> None:
         if final:
             batch.status, batch.finished_at = BatchStatus.FAILED, now
             fields += ["status", "finished_at"]
-            CaptureThread.objects.filter(pk=batch.thread_id).update(last_error=message, updated_at=now)
+            CaptureThread.objects.filter(pk=batch.thread_id).update(
+                last_error=message, updated_at=now
+            )
         batch.save(update_fields=fields)
 
 
@@ -213,7 +220,9 @@ def _continuation_start(thread: CaptureThread, run: str, leading: list[Event]) -
     return stored[-1][0] + 1
 
 
-def _canonical(batch: CaptureBatch, thread: CaptureThread) -> tuple[list[ConversationEvent], Counter, Counter]:
+def _canonical(
+    batch: CaptureBatch, thread: CaptureThread
+) -> tuple[list[ConversationEvent], Counter, Counter]:
     """The batch's events, redacted and fingerprinted (unsaved, duplicates within the batch
     dropped), the redaction counts and the skipped-item reasons."""
     parsed = adapters.parse(thread.source, batch.items or [])
@@ -267,8 +276,9 @@ def _existing(owner_id, fingerprints: list[str]) -> set[str]:
     for start in range(0, len(fingerprints), _LOOKUP_CHUNK):
         chunk = fingerprints[start : start + _LOOKUP_CHUNK]
         found.update(
-            ConversationEvent.objects.filter(owner_id=owner_id, fingerprint__in=chunk)
-            .values_list("fingerprint", flat=True)
+            ConversationEvent.objects.filter(owner_id=owner_id, fingerprint__in=chunk).values_list(
+                "fingerprint", flat=True
+            )
         )
     return found
 
@@ -282,7 +292,11 @@ def batch_process(*, batch_id) -> CaptureBatch | None:
             return batch
         thread = CaptureThread.objects.select_for_update().get(pk=batch.thread_id)
         events, redactions, skipped = _canonical(batch, thread)
-        counts = {"items": batch.item_count, "skipped": sum(skipped.values()), "skipped_reasons": dict(skipped)}
+        counts = {
+            "items": batch.item_count,
+            "skipped": sum(skipped.values()),
+            "skipped_reasons": dict(skipped),
+        }
         if batch.dry_run:
             existing = _existing(batch.owner_id, [event.fingerprint for event in events])
             new = [event for event in events if event.fingerprint not in existing]
@@ -294,7 +308,9 @@ def batch_process(*, batch_id) -> CaptureBatch | None:
             counts.update(_store(batch, thread, events))
         batch.status, batch.finished_at, batch.last_error = BatchStatus.DONE, timezone.now(), ""
         batch.items, batch.counts, batch.redactions = None, counts, dict(redactions)
-        batch.save(update_fields=["status", "finished_at", "last_error", "items", "counts", "redactions"])
+        batch.save(
+            update_fields=["status", "finished_at", "last_error", "items", "counts", "redactions"]
+        )
     return batch
 
 
@@ -376,7 +392,11 @@ def _store(batch: CaptureBatch, thread: CaptureThread, events: list) -> dict:
         "checkpoint_run", "checkpoint_seq", "item_count", "event_count", "duplicate_count",
         "last_batch_at", "updated_at", "last_error", "agent_name",
     ])  # fmt: skip
-    candidates = extraction.propose_candidates(thread, inserted, agent_name=batch.agent_name) if inserted else 0
+    candidates = (
+        extraction.propose_candidates(thread, inserted, agent_name=batch.agent_name)
+        if inserted
+        else 0
+    )
     return {
         "events": len(inserted),
         "duplicates": len(events) - len(inserted),

@@ -18,7 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from capture.models import Candidate, CandidateStatus, NeverRememberPattern, RejectedFingerprint
-from continuity.actors import Actor
+from foundation.actors import Actor
 from memories import text
 from memories.models import LIVE_STATUSES, Memory
 from memories.selectors import similarity_candidates
@@ -35,7 +35,9 @@ def never_remember_hit(patterns: list[str], *texts: str) -> bool:
 def owner_patterns(owner_id) -> list[str]:
     return [
         text.normalize(pattern)
-        for pattern in NeverRememberPattern.objects.filter(owner_id=owner_id).values_list("pattern", flat=True)
+        for pattern in NeverRememberPattern.objects.filter(owner_id=owner_id).values_list(
+            "pattern", flat=True
+        )
     ]
 
 
@@ -43,9 +45,13 @@ def closest_memory_id(owner, *, content: str, scope_type: str, scope_key: str) -
     """The live memory this statement would update: the most similar near-duplicate or
     contradiction among the memories remember itself compares a new write with."""
     best, best_score = None, 0.0
-    for memory_id, existing in similarity_candidates(actor=Actor.owner(owner), scope_type=scope_type, scope_key=scope_key):
+    for memory_id, existing in similarity_candidates(
+        actor=Actor.owner(owner), scope_type=scope_type, scope_key=scope_key
+    ):
         assessment = text.assess(content, existing)
-        if (assessment.near_duplicate or assessment.contradiction) and assessment.similarity > best_score:
+        if (
+            assessment.near_duplicate or assessment.contradiction
+        ) and assessment.similarity > best_score:
             best, best_score = memory_id, assessment.similarity
     return best
 
@@ -97,12 +103,14 @@ def candidates_propose(*, thread, proposals: list, agent_name: str) -> int:
     patterns = owner_patterns(owner.pk)
     fingerprints = {proposal.fingerprint for proposal in proposals}
     rejected = set(
-        RejectedFingerprint.objects.filter(owner=owner, fingerprint__in=fingerprints).values_list("fingerprint", flat=True)
-    )
-    known = set(
-        Memory.objects.filter(owner=owner, fingerprint__in=fingerprints, status__in=LIVE_STATUSES).values_list(
+        RejectedFingerprint.objects.filter(owner=owner, fingerprint__in=fingerprints).values_list(
             "fingerprint", flat=True
         )
+    )
+    known = set(
+        Memory.objects.filter(
+            owner=owner, fingerprint__in=fingerprints, status__in=LIVE_STATUSES
+        ).values_list("fingerprint", flat=True)
     )
     # A batch often repeats a statement: one lookup and one write per fingerprint.
     grouped: dict[str, list[tuple]] = {}
@@ -112,7 +120,9 @@ def candidates_propose(*, thread, proposals: list, agent_name: str) -> int:
             continue
         if patterns and never_remember_hit(patterns, proposal.content, proposal.sentence):
             continue
-        grouped.setdefault(fingerprint, []).append((proposal, _evidence_item(proposal, agent_name=agent_name)))
+        grouped.setdefault(fingerprint, []).append(
+            (proposal, _evidence_item(proposal, agent_name=agent_name))
+        )
     for fingerprint, pairs in grouped.items():
         candidate = _pending(owner.pk, fingerprint)
         if candidate is None:
@@ -124,11 +134,16 @@ def candidates_propose(*, thread, proposals: list, agent_name: str) -> int:
     return sum(len(pairs) for pairs in grouped.values())
 
 
-def _create(owner, proposal, item: dict, fingerprint: str, agent_name: str) -> tuple[Candidate, bool]:
+def _create(
+    owner, proposal, item: dict, fingerprint: str, agent_name: str
+) -> tuple[Candidate, bool]:
     """(a new pending candidate, True), or (the one a concurrent batch created first, False)
     for the caller to merge into."""
     replaces_id = closest_memory_id(
-        owner, content=proposal.content, scope_type=proposal.scope_type, scope_key=proposal.scope_key
+        owner,
+        content=proposal.content,
+        scope_type=proposal.scope_type,
+        scope_key=proposal.scope_key,
     )
     try:
         with transaction.atomic():

@@ -15,10 +15,18 @@ from django.utils import timezone
 
 from capture.models import Candidate, CandidateStatus, NeverRememberPattern, RejectedFingerprint
 from capture.services.proposals import never_remember_hit
-from continuity.actors import Actor
-from continuity.errors import ErrorCode, ServiceError, not_found, validation_error
+from foundation.actors import Actor
+from foundation.errors import ErrorCode, ServiceError, not_found, validation_error
 from memories import text
-from memories.models import LIVE_STATUSES, ConfidenceBasis, Memory, Origin, Relation, Trust, Visibility
+from memories.models import (
+    LIVE_STATUSES,
+    ConfidenceBasis,
+    Memory,
+    Origin,
+    Relation,
+    Trust,
+    Visibility,
+)
 from memories.services import memory_link, memory_remember, memory_supersede
 from memories.services.validation import MAX_SCOPE_KEY_CHARS
 
@@ -79,7 +87,9 @@ def _replaced(actor: Actor, candidate: Candidate, replace) -> Memory | None:
         try:
             memory_id = UUID(str(replace))
         except ValueError:
-            raise validation_error("replace must be true or a memory id.", field="replace") from None
+            raise validation_error(
+                "replace must be true or a memory id.", field="replace"
+            ) from None
     memory = Memory.objects.filter(owner=actor.user, pk=memory_id).first()
     if memory is None:
         raise not_found("memory to replace")
@@ -126,9 +136,15 @@ def candidate_approve(
     candidate = _claim(actor, candidate_id, CandidateStatus.APPROVED)
     old = _replaced(actor, candidate, replace)
     scope_type = scope_type or candidate.scope_type
-    scope_key = candidate.scope_key if scope_key is None and scope_type == candidate.scope_type else scope_key
+    scope_key = (
+        candidate.scope_key
+        if scope_key is None and scope_type == candidate.scope_type
+        else scope_key
+    )
     if scope_key is not None and len(scope_key) > MAX_SCOPE_KEY_CHARS:
-        raise validation_error(f"scope_key must be at most {MAX_SCOPE_KEY_CHARS} characters.", field="scope_key")
+        raise validation_error(
+            f"scope_key must be at most {MAX_SCOPE_KEY_CHARS} characters.", field="scope_key"
+        )
     receipt = memory_remember(
         actor=actor, content=candidate.content if content is None else content, kind=kind or candidate.kind,
         type=candidate.type if not kind or kind == candidate.kind else None, scope_type=scope_type,
@@ -136,7 +152,12 @@ def candidate_approve(
         origin=Origin.CAPTURE, confidence=candidate.confidence, confidence_basis=ConfidenceBasis.SOURCE_SUPPORTED,
     )  # fmt: skip
     if old is not None and str(old.pk) != receipt.id:
-        memory_supersede(actor=actor, memory_id=old.pk, superseded_by=receipt.id, reason="replaced from the inbox")
+        memory_supersede(
+            actor=actor,
+            memory_id=old.pk,
+            superseded_by=receipt.id,
+            reason="replaced from the inbox",
+        )
     _provenance(actor, receipt.id, candidate)
     candidate.memory_id = UUID(receipt.id)
     candidate.approved_visibility = visibility
@@ -175,7 +196,9 @@ def _bulk_ids(ids) -> list[UUID]:
 
 
 @transaction.atomic
-def candidates_bulk(*, actor: Actor, action: str, ids, visibility: str | None = None) -> list[Candidate]:
+def candidates_bulk(
+    *, actor: Actor, action: str, ids, visibility: str | None = None
+) -> list[Candidate]:
     """Approve or reject several candidates in one transaction: all of them or none. An id
     that is unknown, another owner's, or already decided refuses the whole batch."""
     actor.require_owner("review captured candidates")
@@ -198,7 +221,9 @@ def candidates_bulk(*, actor: Actor, action: str, ids, visibility: str | None = 
             [{"field": "ids", "id": pk, "status": found[UUID(pk)]} for pk in decided],
         )  # fmt: skip
     if action == "approve":
-        return [candidate_approve(actor=actor, candidate_id=pk, visibility=visibility) for pk in wanted]
+        return [
+            candidate_approve(actor=actor, candidate_id=pk, visibility=visibility) for pk in wanted
+        ]
     return [candidate_reject(actor=actor, candidate_id=pk) for pk in wanted]
 
 
@@ -210,7 +235,9 @@ def _pattern(value) -> str:
         raise validation_error("pattern must be a non-empty phrase.", field="pattern")
     value = " ".join(value.split())
     if len(value) > MAX_PATTERN_CHARS:
-        raise validation_error(f"pattern must be at most {MAX_PATTERN_CHARS} characters.", field="pattern")
+        raise validation_error(
+            f"pattern must be at most {MAX_PATTERN_CHARS} characters.", field="pattern"
+        )
     return value
 
 
@@ -222,18 +249,27 @@ def never_remember_add(*, actor: Actor, pattern) -> tuple[NeverRememberPattern, 
     pattern = _pattern(pattern)
     folded = text.normalize(pattern)
     existing = next(
-        (row for row in NeverRememberPattern.objects.filter(owner=actor.user) if text.normalize(row.pattern) == folded),
+        (
+            row
+            for row in NeverRememberPattern.objects.filter(owner=actor.user)
+            if text.normalize(row.pattern) == folded
+        ),
         None,
     )
-    if existing is None and NeverRememberPattern.objects.filter(owner=actor.user).count() >= MAX_PATTERNS:
+    if (
+        existing is None
+        and NeverRememberPattern.objects.filter(owner=actor.user).count() >= MAX_PATTERNS
+    ):
         raise validation_error(f"At most {MAX_PATTERNS} never-remember patterns.", field="pattern")
     row = existing or NeverRememberPattern.objects.create(owner=actor.user, pattern=pattern)
     expired = [
         candidate.pk
-        for candidate in Candidate.objects.filter(owner=actor.user, status=CandidateStatus.PENDING).only(
-            "pk", "content", "evidence"
+        for candidate in Candidate.objects.filter(
+            owner=actor.user, status=CandidateStatus.PENDING
+        ).only("pk", "content", "evidence")
+        if never_remember_hit(
+            [folded], candidate.content, *(e.get("sentence", "") for e in candidate.evidence)
         )
-        if never_remember_hit([folded], candidate.content, *(e.get("sentence", "") for e in candidate.evidence))
     ]
     now = timezone.now()
     Candidate.objects.filter(pk__in=expired, status=CandidateStatus.PENDING).update(
@@ -244,7 +280,9 @@ def never_remember_add(*, actor: Actor, pattern) -> tuple[NeverRememberPattern, 
 
 def never_remember_delete(*, actor: Actor, pattern_id) -> None:
     actor.require_owner("manage never-remember patterns")
-    deleted, _ = NeverRememberPattern.objects.filter(owner=actor.user, pk=_int_id(pattern_id)).delete()
+    deleted, _ = NeverRememberPattern.objects.filter(
+        owner=actor.user, pk=_int_id(pattern_id)
+    ).delete()
     if not deleted:
         raise not_found("never-remember pattern")
 
@@ -252,7 +290,9 @@ def never_remember_delete(*, actor: Actor, pattern_id) -> None:
 def rejection_forgive(*, actor: Actor, rejection_id) -> None:
     """Owner-only: forget a rejection, so extraction may propose that fact again."""
     actor.require_owner("forgive rejections")
-    deleted, _ = RejectedFingerprint.objects.filter(owner=actor.user, pk=_int_id(rejection_id)).delete()
+    deleted, _ = RejectedFingerprint.objects.filter(
+        owner=actor.user, pk=_int_id(rejection_id)
+    ).delete()
     if not deleted:
         raise not_found("rejection")
 

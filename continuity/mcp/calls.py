@@ -19,11 +19,11 @@ from asgiref.sync import sync_to_async
 from django.db import DatabaseError, close_old_connections
 from mcp_types import CallToolResult, TextContent
 
-from continuity.actors import Actor
-from continuity.auth import authenticate_agent
-from continuity.errors import ErrorCode, ServiceError
-from continuity.models import PersonalAccessToken
-from continuity.ratelimit import rate_limit_hit
+from accounts.auth import authenticate_agent
+from accounts.models import PersonalAccessToken
+from accounts.ratelimit import rate_limit_hit
+from foundation.actors import Actor
+from foundation.errors import ErrorCode, ServiceError
 
 logger = logging.getLogger("continuity.mcp")
 
@@ -38,7 +38,10 @@ class Caller:
     verified: PersonalAccessToken | None = None
 
 
-current_caller: ContextVar[Caller] = ContextVar("continuity_mcp_caller", default=Caller(None))
+current_caller: ContextVar[Caller] = ContextVar(
+    "continuity_mcp_caller",
+    default=Caller(None),  # noqa: B039 - a frozen dataclass
+)
 
 
 def error_result(error: ServiceError) -> CallToolResult:

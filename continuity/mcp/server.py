@@ -27,12 +27,12 @@ from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 
-from continuity.auth import actor_from_authorization
-from continuity.errors import UNAVAILABLE_RETRY_AFTER, ErrorCode, ServiceError, unavailable_error
+from accounts.auth import actor_from_authorization
+from accounts.models import PersonalAccessToken
+from accounts.tokens import hash_token
 from continuity.mcp import handoff_tools, tools
 from continuity.mcp.calls import Caller, current_caller, error_result
-from continuity.models import PersonalAccessToken
-from continuity.tokens import hash_token
+from foundation.errors import ErrorCode, ServiceError, unavailable_error
 
 MCP_PATH = "/mcp"
 MAX_REQUEST_BYTES = 1024 * 1024
@@ -92,7 +92,9 @@ def _validation_failure(error: ValidationError) -> ServiceError:
         field = ".".join(str(part) for part in item["loc"]) or None
         details.append({"field": field, "message": item["msg"]})
         parts.append(f"{field}: {item['msg']}" if field else item["msg"])
-    return ServiceError(ErrorCode.VALIDATION_ERROR, "Invalid arguments: " + "; ".join(parts), details)
+    return ServiceError(
+        ErrorCode.VALIDATION_ERROR, "Invalid arguments: " + "; ".join(parts), details
+    )
 
 
 def _holds_nul(value: Any) -> bool:
@@ -115,9 +117,9 @@ class ContinuityMCP(MCPServer):
 
     def __init__(self, *, token: str | None = None, **kwargs: Any):
         registered = []
-        for fn, (title, annotations) in TOOLS.items():
+        for fn, (title, hints) in TOOLS.items():
             tool = Tool.from_function(
-                fn, title=title, description=inspect.cleandoc(fn.__doc__), annotations=annotations
+                fn, title=title, description=inspect.cleandoc(fn.__doc__), annotations=hints
             )
             # Unknown arguments are refused (below), and the schema says so.
             tool.parameters["additionalProperties"] = False
@@ -130,7 +132,9 @@ class ContinuityMCP(MCPServer):
             tools=registered,
             **kwargs,
         )
-        self._parameters = {tool.name: set(tool.parameters.get("properties", {})) for tool in registered}
+        self._parameters = {
+            tool.name: set(tool.parameters.get("properties", {})) for tool in registered
+        }
         self._token = token
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context=None) -> CallToolResult:
@@ -148,7 +152,10 @@ class ContinuityMCP(MCPServer):
             if _holds_nul(arguments):
                 # As the HTTP doors refuse it (continuity/middleware.py): U+0000 cannot be stored.
                 return error_result(
-                    ServiceError(ErrorCode.VALIDATION_ERROR, "The arguments contain a NUL character (U+0000).")
+                    ServiceError(
+                        ErrorCode.VALIDATION_ERROR,
+                        "The arguments contain a NUL character (U+0000).",
+                    )
                 )
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
@@ -166,7 +173,9 @@ class ContinuityMCP(MCPServer):
         if access is None:
             return Caller(None)
         verified = _verified_in_this_request.get()
-        if verified is not None and hmac.compare_digest(verified.secret_hash, hash_token(access.token)):
+        if verified is not None and hmac.compare_digest(
+            verified.secret_hash, hash_token(access.token)
+        ):
             return Caller(access.token, verified)
         return Caller(access.token)
 
@@ -264,10 +273,10 @@ def http_app() -> Starlette:
 
 async def _server_error(request, exc: Exception) -> JSONResponse:
     if unavailable := unavailable_error(exc):
-        return JSONResponse(
-            unavailable.as_envelope(), status_code=503, headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER)}
-        )
+        return JSONResponse(unavailable.as_envelope(), status_code=503, headers=unavailable.headers)
     return JSONResponse(
-        ServiceError(ErrorCode.INTERNAL_ERROR, "Continuity failed to complete this request.").as_envelope(),
+        ServiceError(
+            ErrorCode.INTERNAL_ERROR, "Continuity failed to complete this request."
+        ).as_envelope(),
         status_code=500,
     )

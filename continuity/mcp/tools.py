@@ -404,9 +404,7 @@ async def memory_link(
     a memory: use memory_forget with superseded_by. Linking the same pair twice is harmless."""
     return await invoke(
         lambda actor: link_shape(
-            link_service(
-                actor=actor, from_id=from_id, relation=relation, to_id=to_id, uri=uri
-            )
+            link_service(actor=actor, from_id=from_id, relation=relation, to_id=to_id, uri=uri)
         )
     )
 
@@ -519,7 +517,7 @@ async def memory_capabilities() -> CallToolResult:
 def capabilities(actor) -> dict:
     """The agent API's /capabilities answer (same names), plus the token's expiry and the
     bounds of the MCP tools' other arguments."""
-    from continuity.ratelimit import rate_limit_per_minute
+    from accounts.ratelimit import rate_limit_per_minute
 
     token = actor.token
     return {

@@ -7,67 +7,149 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('continuity', '0001_initial'),
+        ("continuity", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='MaintenanceLock',
+            name="MaintenanceLock",
             fields=[
-                ('name', models.CharField(max_length=100, primary_key=True, serialize=False)),
-                ('holder', models.CharField(max_length=64)),
-                ('acquired_at', models.DateTimeField()),
-                ('expires_at', models.DateTimeField()),
+                ("name", models.CharField(max_length=100, primary_key=True, serialize=False)),
+                ("holder", models.CharField(max_length=64)),
+                ("acquired_at", models.DateTimeField()),
+                ("expires_at", models.DateTimeField()),
             ],
         ),
         migrations.CreateModel(
-            name='MaintenanceRun',
+            name="MaintenanceRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('task', models.CharField(max_length=100)),
-                ('status', models.CharField(choices=[('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('skipped', 'Skipped')], max_length=10)),
-                ('started_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('worker', models.CharField(blank=True, max_length=200)),
-                ('result', models.JSONField(blank=True, default=dict)),
-                ('error', models.CharField(blank=True, max_length=500)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("task", models.CharField(max_length=100)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("skipped", "Skipped"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("started_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("worker", models.CharField(blank=True, max_length=200)),
+                ("result", models.JSONField(blank=True, default=dict)),
+                ("error", models.CharField(blank=True, max_length=500)),
             ],
             options={
-                'ordering': ['-started_at', '-id'],
-                'indexes': [models.Index(fields=['task', 'status', '-started_at'], name='run_task_status_idx'), models.Index(fields=['started_at'], name='run_started_idx')],
-                'constraints': [models.CheckConstraint(condition=models.Q(('status__in', ['running', 'succeeded', 'failed', 'skipped'])), name='run_status_valid')],
+                "ordering": ["-started_at", "-id"],
+                "indexes": [
+                    models.Index(
+                        fields=["task", "status", "-started_at"], name="run_task_status_idx"
+                    ),
+                    models.Index(fields=["started_at"], name="run_started_idx"),
+                ],
+                "constraints": [
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("status__in", ["running", "succeeded", "failed", "skipped"])
+                        ),
+                        name="run_status_valid",
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='RetentionOverride',
+            name="RetentionOverride",
             fields=[
-                ('rule', models.CharField(max_length=100, primary_key=True, serialize=False)),
-                ('value', models.PositiveIntegerField()),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('updated_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("rule", models.CharField(max_length=100, primary_key=True, serialize=False)),
+                ("value", models.PositiveIntegerField()),
+                ("updated_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "updated_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='ReviewProposal',
+            name="ReviewProposal",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('near_duplicate', 'Near Duplicate'), ('stale', 'Stale')], max_length=16)),
-                ('key', models.CharField(max_length=200)),
-                ('memory_ids', models.JSONField(default=list)),
-                ('score', models.FloatField(blank=True, null=True)),
-                ('detail', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('accepted', 'Accepted'), ('dismissed', 'Dismissed'), ('obsolete', 'Obsolete')], default='pending', max_length=10)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='review_proposals', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("near_duplicate", "Near Duplicate"), ("stale", "Stale")],
+                        max_length=16,
+                    ),
+                ),
+                ("key", models.CharField(max_length=200)),
+                ("memory_ids", models.JSONField(default=list)),
+                ("score", models.FloatField(blank=True, null=True)),
+                ("detail", models.JSONField(blank=True, default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("accepted", "Accepted"),
+                            ("dismissed", "Dismissed"),
+                            ("obsolete", "Obsolete"),
+                        ],
+                        default="pending",
+                        max_length=10,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("updated_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="review_proposals",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'indexes': [models.Index(fields=['owner', 'status', '-created_at'], name='proposal_owner_idx')],
-                'constraints': [models.UniqueConstraint(fields=('owner', 'key'), name='proposal_unique_key'), models.CheckConstraint(condition=models.Q(('kind__in', ['near_duplicate', 'stale'])), name='proposal_kind_valid'), models.CheckConstraint(condition=models.Q(('status__in', ['pending', 'accepted', 'dismissed', 'obsolete'])), name='proposal_status_valid')],
+                "ordering": ["-created_at", "-id"],
+                "indexes": [
+                    models.Index(
+                        fields=["owner", "status", "-created_at"], name="proposal_owner_idx"
+                    )
+                ],
+                "constraints": [
+                    models.UniqueConstraint(fields=("owner", "key"), name="proposal_unique_key"),
+                    models.CheckConstraint(
+                        condition=models.Q(("kind__in", ["near_duplicate", "stale"])),
+                        name="proposal_kind_valid",
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(
+                            ("status__in", ["pending", "accepted", "dismissed", "obsolete"])
+                        ),
+                        name="proposal_status_valid",
+                    ),
+                ],
             },
         ),
     ]

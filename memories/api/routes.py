@@ -3,7 +3,7 @@ context, bootstrap and multi-step query (DESIGN §5; argument names are the MCP 
 
 Each handler parses, calls one service or selector with the token's Actor (`request.actor`),
 and shapes the answer; every rule is the service's. Services raise ServiceError, which
-`continuity.api_errors` renders in the error envelope.
+`foundation.ninja_door` renders in the error envelope.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from django.http import HttpRequest
 from ninja import Query, Router, Schema
 from ninja.responses import Status as Reply
 
-from continuity.api_errors import READ_ERRORS, WRITE_ERRORS, refuse_unknown_parameters
+from foundation.ninja_door import READ_ERRORS, WRITE_ERRORS, refuse_unknown_parameters
 from memories import retrieval, services
 from memories.api.schemas import (
     BootstrapOut,

@@ -188,8 +188,15 @@ def encoder_graph(model: ModelFile) -> bytes:
         if residual:
             nodes.append(helper.make_node("Add", [x, residual], [prefix + ".sum"]))
             x = prefix + ".sum"
-        scale, bias = constant(prefix + ".w", model.floats(prefix + ".w")), constant(prefix + ".b", model.floats(prefix + ".b"))
-        nodes.append(helper.make_node("LayerNormalization", [x, scale, bias], [prefix], axis=-1, epsilon=model.eps))
+        scale, bias = (
+            constant(prefix + ".w", model.floats(prefix + ".w")),
+            constant(prefix + ".b", model.floats(prefix + ".b")),
+        )
+        nodes.append(
+            helper.make_node(
+                "LayerNormalization", [x, scale, bias], [prefix], axis=-1, epsilon=model.eps
+            )
+        )
         return prefix
 
     x = add_norm("embedded", None, "emb.ln")
@@ -266,7 +273,11 @@ class E5Encoder:
         for start in range(0, max(len(content), 1), window):
             chunk = content[start : start + window]
             ids = [self.model.bos, *chunk, self.model.eos]
-            embedded = dequantized(self.model.word_rows(ids)) + self._positions[: len(ids)] + self._token_type
+            embedded = (
+                dequantized(self.model.word_rows(ids))
+                + self._positions[: len(ids)]
+                + self._token_type
+            )
             (mean,) = self._session.run(None, {"embedded": embedded[None]})[0]
             total += max(len(chunk), 1) * mean
         return (total / max(np.linalg.norm(total), 1e-12)).astype(np.float32)

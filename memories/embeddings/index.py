@@ -85,7 +85,11 @@ class Block:
         self.codes[rows], self.scales[rows], self.high[rows], self.low[rows] = 0, 0.0, 0, 0
 
     def memory_id(self, row: int) -> uuid.UUID | None:
-        return uuid.UUID(int=(int(self.high[row]) << 64) | int(self.low[row])) if self.scales[row] else None
+        return (
+            uuid.UUID(int=(int(self.high[row]) << 64) | int(self.low[row]))
+            if self.scales[row]
+            else None
+        )
 
     def score_rows(self, queries: np.ndarray, start: int, stop: int, out: np.ndarray) -> None:
         """Rows start..stop's best cosine over the queries into `out` (unit-length float32
@@ -176,7 +180,9 @@ class OwnerIndex:
             take = min(limit, block.size)
             top = np.argpartition(-block_scores, take - 1)[:take]
             found.extend(
-                (memory_id, float(block_scores[row])) for row in top if (memory_id := block.memory_id(row))
+                (memory_id, float(block_scores[row]))
+                for row in top
+                if (memory_id := block.memory_id(row))
             )
         found.sort(key=lambda pair: (-pair[1], str(pair[0])))
         return found[:limit]
@@ -194,7 +200,10 @@ def owner_index(owner_id: int, model: str) -> OwnerIndex:
     with _indexes_lock:
         index = _indexes.setdefault((owner_id, model), OwnerIndex(model=model))
     vectors = MemoryVector.objects.filter(owner_id=owner_id, model=model)
-    newest_id, newest_memory = vectors.order_by("-id").values_list("id", "memory_id").first() or (0, None)
+    newest_id, newest_memory = vectors.order_by("-id").values_list("id", "memory_id").first() or (
+        0,
+        None,
+    )
     if newest_id < index.last_id or (
         newest_id == index.last_id and newest_memory != index.last_memory
     ):
@@ -216,8 +225,14 @@ def owner_index(owner_id: int, model: str) -> OwnerIndex:
                     })  # fmt: skip
                 index.add(
                     fresh.order_by("id")
-                    .values_list("id", "memory_id", "vector", "memory__scope_type",
-                                 "memory__scope_key", "memory__visibility")  # fmt: skip
+                    .values_list(
+                        "id",
+                        "memory_id",
+                        "vector",
+                        "memory__scope_type",
+                        "memory__scope_key",
+                        "memory__visibility",
+                    )  # fmt: skip
                     .iterator(2000),
                     replacing=index.last_id > 0,
                 )

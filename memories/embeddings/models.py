@@ -30,7 +30,9 @@ class MemoryVector(models.Model):
         indexes = [models.Index(fields=["owner", "model", "id"], name="memvec_owner_model_idx")]
         constraints = [
             models.UniqueConstraint(fields=["memory", "model"], name="memvec_one_per_model"),
-            models.CheckConstraint(condition=models.Q(dimension__gte=1), name="memvec_dimension_positive"),
+            models.CheckConstraint(
+                condition=models.Q(dimension__gte=1), name="memvec_dimension_positive"
+            ),
         ]
 
     def as_array(self) -> np.ndarray:

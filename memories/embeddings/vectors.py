@@ -47,15 +47,20 @@ def embed_memories(*, memory_ids: Iterable, embedder: Embedder | None = None) ->
             "memory_id", "content_hash"
         )
     )
-    todo = [memory for memory in memories if (memory.pk, content_hash(texts[memory.pk])) not in current]
+    todo = [
+        memory for memory in memories if (memory.pk, content_hash(texts[memory.pk])) not in current
+    ]
     if not todo:
         return 0
     # The model runs outside any transaction: it is the slow part, and SQLite has one writer.
     vectors = embedder.embed_passages([texts[memory.pk] for memory in todo])
     rows = [
         MemoryVector(
-            memory_id=memory.pk, owner_id=memory.owner_id, model=embedder.name,
-            dimension=vector.shape[0], vector=np.asarray(vector, dtype="<f4").tobytes(),
+            memory_id=memory.pk,
+            owner_id=memory.owner_id,
+            model=embedder.name,
+            dimension=vector.shape[0],
+            vector=np.asarray(vector, dtype="<f4").tobytes(),
             content_hash=content_hash(texts[memory.pk]),
         )  # fmt: skip
         for memory, vector in zip(todo, vectors)
@@ -173,7 +178,9 @@ def backfill(
     )
     todo = [
         memory.pk
-        for memory in memories.only("id", "content", "retrieval_hints", "tags").order_by("pk").iterator(2000)
+        for memory in memories.only("id", "content", "retrieval_hints", "tags")
+        .order_by("pk")
+        .iterator(2000)
         if current.get(memory.pk) != content_hash(passage_text(memory))
     ]
     written = 0

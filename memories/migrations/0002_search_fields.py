@@ -4,25 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memories', '0001_initial'),
+        ("memories", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='memory',
-            name='search_aux',
-            field=models.TextField(blank=True, default='', editable=False),
+            model_name="memory",
+            name="search_aux",
+            field=models.TextField(blank=True, default="", editable=False),
         ),
         migrations.AddField(
-            model_name='memory',
-            name='search_body',
-            field=models.TextField(blank=True, default='', editable=False),
+            model_name="memory",
+            name="search_body",
+            field=models.TextField(blank=True, default="", editable=False),
         ),
         migrations.AddField(
-            model_name='memory',
-            name='search_scope',
-            field=models.CharField(blank=True, default='', editable=False, max_length=64),
+            model_name="memory",
+            name="search_scope",
+            field=models.CharField(blank=True, default="", editable=False, max_length=64),
         ),
     ]

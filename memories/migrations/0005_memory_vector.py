@@ -6,28 +6,50 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('memories', '0004_postgres_stored_vectors'),
+        ("memories", "0004_postgres_stored_vectors"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='MemoryVector',
+            name="MemoryVector",
             fields=[
-                ('id', models.BigAutoField(primary_key=True, serialize=False)),
-                ('model', models.CharField(max_length=200)),
-                ('dimension', models.PositiveSmallIntegerField()),
-                ('vector', models.BinaryField()),
-                ('content_hash', models.CharField(max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('memory', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='vectors', to='memories.memory')),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(primary_key=True, serialize=False)),
+                ("model", models.CharField(max_length=200)),
+                ("dimension", models.PositiveSmallIntegerField()),
+                ("vector", models.BinaryField()),
+                ("content_hash", models.CharField(max_length=64)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "memory",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="vectors",
+                        to="memories.memory",
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['owner', 'model', 'id'], name='memvec_owner_model_idx')],
-                'constraints': [models.UniqueConstraint(fields=('memory', 'model'), name='memvec_one_per_model'), models.CheckConstraint(condition=models.Q(('dimension__gte', 1)), name='memvec_dimension_positive')],
+                "indexes": [
+                    models.Index(fields=["owner", "model", "id"], name="memvec_owner_model_idx")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("memory", "model"), name="memvec_one_per_model"
+                    ),
+                    models.CheckConstraint(
+                        condition=models.Q(("dimension__gte", 1)), name="memvec_dimension_positive"
+                    ),
+                ],
             },
         ),
     ]

@@ -18,9 +18,12 @@ class Migration(migrations.Migration):
                     model_name="memory",
                     name="supersedes",
                     field=models.ForeignKey(
-                        blank=True, db_index=False, null=True,
+                        blank=True,
+                        db_index=False,
+                        null=True,
                         on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="superseded_by", to="memories.memory",
+                        related_name="superseded_by",
+                        to="memories.memory",
                     ),  # fmt: skip
                 ),
             ],
@@ -34,7 +37,9 @@ class Migration(migrations.Migration):
         migrations.AddIndex(
             model_name="memory",
             index=models.Index(
-                condition=models.Q(("supersedes__isnull", False)), fields=["supersedes"], name="mem_supersedes_idx"
+                condition=models.Q(("supersedes__isnull", False)),
+                fields=["supersedes"],
+                name="mem_supersedes_idx",
             ),
         ),
     ]

@@ -26,7 +26,9 @@ QUESTION_WORDS = frozenset(
     "just really mean means okay yes no on off".split()
 )
 # CJK function words: a bigram made only of these carries no topic (的时, 了吗).
-CJK_FUNCTION_CHARS = frozenset("的了吗呢吧啊是在和与及或把被给对从向到也都就还又很最么什怎哪谁我你他她它们这那个些有没要会能该多少几")
+CJK_FUNCTION_CHARS = frozenset(
+    "的了吗呢吧啊是在和与及或把被给对从向到也都就还又很最么什怎哪谁我你他她它们这那个些有没要会能该多少几"
+)
 # How a Chinese question is asked, not what it is about (哪里, 怎么, 放在哪 "where is ... kept").
 CJK_QUESTION_WORDS = frozenset(
     "哪里 哪儿 哪个 哪些 哪家 什么 怎么 怎样 如何 为何 是否 能否 可否 可以 需要 应该 一下 请问 "
@@ -103,7 +105,9 @@ def document_fields(memory) -> dict[str, str]:
         "search_aux": " ".join(index_terms(" \n".join(aux_parts))) if aux_parts else "",
         "search_scope": " ".join(
             (
-                scope_token(memory.owner_id, memory.scope_type, memory.scope_key, memory.visibility),
+                scope_token(
+                    memory.owner_id, memory.scope_type, memory.scope_key, memory.visibility
+                ),
                 kind_token(memory.kind),
             )
         ),

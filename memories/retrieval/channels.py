@@ -19,7 +19,7 @@ from functools import cached_property
 
 from django.db.models import QuerySet
 
-from continuity.actors import Actor
+from foundation.actors import Actor
 from memories.models import Memory
 from memories.retrieval import index
 from memories.retrieval.analysis import named_terms
@@ -68,7 +68,9 @@ class SearchContext:
         """Load the rows of these ids not loaded yet, by primary key alone (with the scope
         conditions in the same query the planner may walk the scope index instead), keep
         those the scope rule admits; returns the admitted ids among them."""
-        missing = [memory_id for memory_id in dict.fromkeys(memory_ids) if memory_id not in self.rows]
+        missing = [
+            memory_id for memory_id in dict.fromkeys(memory_ids) if memory_id not in self.rows
+        ]
         if missing:
             for memory in Memory.objects.filter(pk__in=missing).order_by():
                 if self.admits(memory):
@@ -81,7 +83,9 @@ class SearchContext:
         return self.scope_query()
 
 
-def query_context(*, actor, queries, scope_query, admits, scope_tokens, kind_tokens, kinds, depth, scopes=()) -> SearchContext:
+def query_context(
+    *, actor, queries, scope_query, admits, scope_tokens, kind_tokens, kinds, depth, scopes=()
+) -> SearchContext:
     units: dict[Unit, None] = {}
     for query in queries:
         units.update(dict.fromkeys(query_units(query)))
@@ -230,7 +234,11 @@ class Relevance:
             }
         )
         self.counted_terms = sorted(
-            {" / ".join(" ".join(alt) for alt in unit) for units in self.per_query for unit in units}
+            {
+                " / ".join(" ".join(alt) for alt in unit)
+                for units in self.per_query
+                for unit in units
+            }
         )
 
     def of(self, memory: Memory) -> float:
@@ -253,7 +261,7 @@ def _unit_in(unit: Unit, words: Words) -> bool:
     return any(all(_term_in(term, words) for term in alternative) for alternative in unit)
 
 
-def _term_in(term: str, words: "Words") -> bool:
+def _term_in(term: str, words: Words) -> bool:
     if term in words.exact:
         return True
     if index.wants_prefix(term):

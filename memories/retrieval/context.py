@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, field
 
 from django.db.models import Case, IntegerField, Q, Value, When
 
-from continuity.actors import Actor
-from continuity.errors import validation_error
+from foundation.actors import Actor
+from foundation.errors import validation_error
 from memories.models import Kind, Memory, ScopeType, Status, Trust
 from memories.retrieval.recall import CONFIDENCE_FLOOR, parse_request, parse_scope, rank
 from memories.selectors import memories_visible_to
@@ -61,7 +61,8 @@ def _check_budget(token_budget, field_name: str = "token_budget") -> int:
         or not MIN_TOKEN_BUDGET <= token_budget <= MAX_TOKEN_BUDGET
     ):
         raise validation_error(
-            f"{field_name} must be between {MIN_TOKEN_BUDGET} and {MAX_TOKEN_BUDGET}.", field=field_name
+            f"{field_name} must be between {MIN_TOKEN_BUDGET} and {MAX_TOKEN_BUDGET}.",
+            field=field_name,
         )
     return token_budget
 
@@ -94,8 +95,14 @@ def context_pack(
     if purpose not in PURPOSES:
         raise validation_error(f"purpose must be one of: {', '.join(PURPOSES)}.", field="purpose")
     token_budget = _check_budget(token_budget)
-    if isinstance(max_memories, bool) or not isinstance(max_memories, int) or not 1 <= max_memories <= MAX_CONTEXT_MEMORIES:
-        raise validation_error(f"max_memories must be between 1 and {MAX_CONTEXT_MEMORIES}.", field="max_memories")
+    if (
+        isinstance(max_memories, bool)
+        or not isinstance(max_memories, int)
+        or not 1 <= max_memories <= MAX_CONTEXT_MEMORIES
+    ):
+        raise validation_error(
+            f"max_memories must be between 1 and {MAX_CONTEXT_MEMORIES}.", field="max_memories"
+        )
     request = parse_request(actor, query, alt_queries, project_key, task_id, None)
     ranking = rank(actor, request)
     weights = PURPOSE_WEIGHTS[purpose]
@@ -180,15 +187,18 @@ def _bootstrap_candidates(actor: Actor, project_key: str | None) -> dict[str, li
     ordered = live.annotate(trust_order=trust_order).order_by("trust_order", "-updated_at", "pk")
     sections = {
         "constraints": ordered.filter(kind=Kind.CONSTRAINT)[:SECTION_CAP],
-        "core": ordered.filter(trust__in=[Trust.LOCKED, Trust.CONFIRMED])
-        .exclude(kind__in=[Kind.CONSTRAINT, Kind.DECISION, Kind.LESSON])[:SECTION_CAP],
+        "core": ordered.filter(trust__in=[Trust.LOCKED, Trust.CONFIRMED]).exclude(
+            kind__in=[Kind.CONSTRAINT, Kind.DECISION, Kind.LESSON]
+        )[:SECTION_CAP],
         "decisions": ordered.filter(kind=Kind.DECISION)[:SECTION_CAP],
         "lessons": live.filter(kind=Kind.LESSON).order_by("-updated_at", "pk")[:RECENT_LESSONS],
     }
     return {name: list(rows) for name, rows in sections.items()}
 
 
-def bootstrap(*, actor: Actor, project_key: str | None = None, token_budget: int = 1500) -> Bootstrap:
+def bootstrap(
+    *, actor: Actor, project_key: str | None = None, token_budget: int = 1500
+) -> Bootstrap:
     """What an agent should know at the start of a session in this project: the owner's
     locked and confirmed core, every active constraint (kept even past the budget, and
     reported), decisions, and recent lessons. Anything dropped is listed by id at the end,
@@ -246,7 +256,9 @@ def _dropped_note(dropped: list[str], room: int) -> str:
     shown = []
     for index, memory_id in enumerate(dropped):
         rest = len(dropped) - index - 1
-        candidate = prefix + ", ".join([*shown, memory_id[:8]]) + (f" (+{rest} more)" if rest else "")
+        candidate = (
+            prefix + ", ".join([*shown, memory_id[:8]]) + (f" (+{rest} more)" if rest else "")
+        )
         if estimate_tokens(candidate + "\n") > room:
             break
         shown.append(memory_id[:8])

@@ -100,7 +100,9 @@ def _fts5_vocabulary(terms: list[str]) -> Vocabulary:
                 )
                 params += [position, MAX_SPELLED_OUT, term, _prefix_end(term)]
             else:
-                branches.append("SELECT %s, coalesce(sum(doc), 0), NULL FROM memories_search_vocab WHERE term = %s")
+                branches.append(
+                    "SELECT %s, coalesce(sum(doc), 0), NULL FROM memories_search_vocab WHERE term = %s"
+                )
                 params += [position, term]
         with connection.cursor() as cursor:
             cursor.execute(" UNION ALL ".join(branches), params)
@@ -184,7 +186,13 @@ def note_words(memories) -> None:
     each other's transactions). A no-op on SQLite, whose index keeps its own vocabulary."""
     if connection.vendor != "postgresql":
         return
-    words = sorted({word for memory in memories for word in f"{memory.search_body} {memory.search_aux}".split()})
+    words = sorted(
+        {
+            word
+            for memory in memories
+            for word in f"{memory.search_body} {memory.search_aux}".split()
+        }
+    )
     if not words:
         return
 
@@ -262,12 +270,16 @@ def search(
 
 
 def _fts5_unit(unit: Unit, completions: dict[str, tuple[str, ...]]) -> str:
-    phrasings = [" AND ".join(_fts5_term(term, completions) for term in alternative) for alternative in unit]
+    phrasings = [
+        " AND ".join(_fts5_term(term, completions) for term in alternative) for alternative in unit
+    ]
     return "(" + " OR ".join(f"({phrasing})" for phrasing in phrasings) + ")"
 
 
 def _ts_unit(unit: Unit, completions: dict[str, tuple[str, ...]]) -> str:
-    phrasings = [" & ".join(_ts_term(term, completions) for term in alternative) for alternative in unit]
+    phrasings = [
+        " & ".join(_ts_term(term, completions) for term in alternative) for alternative in unit
+    ]
     return "(" + " | ".join(f"({phrasing})" for phrasing in phrasings) + ")"
 
 
@@ -290,11 +302,15 @@ def _match(column, units, operator, readable, limit, newest_first, completions) 
                 [match, limit],
             )
             return [Memory._meta.pk.to_python(row[0]) for row in cursor.fetchall()]
-    query = (" & " if operator == "AND" else " | ").join(_ts_unit(unit, completions) for unit in units)
+    query = (" & " if operator == "AND" else " | ").join(
+        _ts_unit(unit, completions) for unit in units
+    )
     return _postgres_match(readable, PG_VECTORS[column], query, limit, newest_first)
 
 
-def _postgres_match(readable: Readable, vector: str, query: str, limit: int, newest_first: bool) -> list:
+def _postgres_match(
+    readable: Readable, vector: str, query: str, limit: int, newest_first: bool
+) -> list:
     """One branch per scope, each ordered and limited on its own, merged: a branch can walk
     the scope's newest-first index and stop after `limit` matches when its terms are common
     (a single-scope query the planner can cost), where one query over all scopes had to

@@ -10,8 +10,8 @@ import re
 import time
 from dataclasses import asdict, dataclass
 
-from continuity.actors import Actor
-from continuity.errors import validation_error
+from foundation.actors import Actor
+from foundation.errors import validation_error
 from memories.models import Memory, MemoryLink, Relation
 from memories.retrieval.analysis import query_terms
 from memories.retrieval.recall import MAX_QUERY_CHARS, parse_request, rank
@@ -71,9 +71,14 @@ def multi_query(
     if subqueries is not None and (
         not isinstance(subqueries, list)
         or not subqueries
-        or any(not isinstance(part, str) or not part.strip() or len(part) > MAX_QUERY_CHARS for part in subqueries)
+        or any(
+            not isinstance(part, str) or not part.strip() or len(part) > MAX_QUERY_CHARS
+            for part in subqueries
+        )
     ):
-        raise validation_error("subqueries must be a non-empty list of non-empty strings.", field="subqueries")
+        raise validation_error(
+            "subqueries must be a non-empty list of non-empty strings.", field="subqueries"
+        )
     parse_request(actor, query, None, project_key, task_id, None)  # validates query and scope
     parts = subqueries or split_query(query)
 
@@ -100,7 +105,9 @@ def multi_query(
             evidence.setdefault(item.id, {**item.as_dict(), "found_by": [], "via": "recall"})
             evidence[item.id]["found_by"].append(number)
         if include_history:
-            _expand_history(actor, [item.memory for item in confident[:HISTORY_EXPANSION]], evidence, number)
+            _expand_history(
+                actor, [item.memory for item in confident[:HISTORY_EXPANSION]], evidence, number
+            )
 
     answered = sum(1 for step in steps if not step["no_confident_match"])
     if answered == len(parts) and len(evidence) >= min_evidence:
@@ -125,12 +132,18 @@ def _expand_history(actor: Actor, memories: list[Memory], evidence: dict, step: 
             related_ids.add(memory.supersedes_id)
         related_ids.update(
             MemoryLink.objects.filter(
-                from_memory=memory, relation__in=[Relation.SUPPORTS, Relation.DERIVED_FROM], to_memory__isnull=False
+                from_memory=memory,
+                relation__in=[Relation.SUPPORTS, Relation.DERIVED_FROM],
+                to_memory__isnull=False,
             ).values_list("to_memory_id", flat=True)
         )
-    allowed_scopes = {(memory.scope_type, memory.scope_key) for memory in memories} | {("global", "")}
+    allowed_scopes = {(memory.scope_type, memory.scope_key) for memory in memories} | {
+        ("global", "")
+    }
     for related in memories_visible_to(actor).filter(pk__in=related_ids).order_by("pk"):
-        if (related.scope_type, related.scope_key) not in allowed_scopes or str(related.pk) in evidence:
+        if (related.scope_type, related.scope_key) not in allowed_scopes or str(
+            related.pk
+        ) in evidence:
             continue
         evidence[str(related.pk)] = {
             "id": str(related.pk), "content": related.content, "kind": related.kind,

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from django.core import signing
 from django.db.models import Q, QuerySet
 
-from continuity.actors import Actor
-from continuity.errors import forbidden, validation_error
+from foundation.actors import Actor
+from foundation.errors import forbidden, validation_error
 from memories.access import access_log
 from memories.models import SEARCHABLE_STATUSES, Kind, Memory, ScopeType, Status, Trust, Visibility
 from memories.retrieval import channels
@@ -53,7 +53,13 @@ class RecallRequest:
     kinds: tuple[str, ...]
 
     def digest(self, actor: Actor) -> str:
-        payload = [self.queries, self.project_key, self.task_id, self.kinds, actor.idempotency_namespace]
+        payload = [
+            self.queries,
+            self.project_key,
+            self.task_id,
+            self.kinds,
+            actor.idempotency_namespace,
+        ]
         return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode()).hexdigest()[:32]
 
 
@@ -137,8 +143,12 @@ def parse_request(actor: Actor, query, alt_queries, project_key, task_id, kinds)
         if not isinstance(text, str) or not text.strip() or len(text) > MAX_QUERY_CHARS:
             raise validation_error(f"{name} must be 1-{MAX_QUERY_CHARS} characters.", field=name)
         queries.append(" ".join(text.split()))
-    if alt_queries is not None and (not isinstance(alt_queries, list) or len(alt_queries) > MAX_ALT_QUERIES):
-        raise validation_error(f"alt_queries holds at most {MAX_ALT_QUERIES} strings.", field="alt_queries")
+    if alt_queries is not None and (
+        not isinstance(alt_queries, list) or len(alt_queries) > MAX_ALT_QUERIES
+    ):
+        raise validation_error(
+            f"alt_queries holds at most {MAX_ALT_QUERIES} strings.", field="alt_queries"
+        )
     kinds = kinds or []
     if not isinstance(kinds, list) or any(kind not in Kind.values for kind in kinds):
         raise validation_error(f"kinds must be a list of: {', '.join(Kind.values)}.", field="kinds")
@@ -186,7 +196,9 @@ def rank(
 ) -> Ranking:
     """Every candidate in scope, ranked. `with_semantic=False` leaves the semantic channel
     out, for callers on a tight time budget (a prompt waits for injection)."""
-    visibilities = [Visibility.SHARED, Visibility.PRIVATE] if actor.can_read_private else [Visibility.SHARED]
+    visibilities = (
+        [Visibility.SHARED, Visibility.PRIVATE] if actor.can_read_private else [Visibility.SHARED]
+    )
     search = channels.query_context(
         depth=depth,
         actor=actor,
@@ -248,12 +260,16 @@ def rank(
         "channels": sorted(name for name, ids in found.items()),
         "channels_unavailable": channels.unavailable(),
         "degraded": list(search.degraded),
-        "candidates": {name: len(ids) for name, ids in sorted(found.items())} | {"fused": len(ranked)},
+        "candidates": {name: len(ids) for name, ids in sorted(found.items())}
+        | {"fused": len(ranked)},
         "query_terms": relevance.counted_terms,
         "best_relevance": round(best, 3),
         "unknown_names": relevance.unknown_names,
         "confidence_floor": CONFIDENCE_FLOOR,
-        "scopes": [f"{scope_type}:{key}" if key else str(scope_type) for scope_type, key in scopes_for(actor, request)],
+        "scopes": [
+            f"{scope_type}:{key}" if key else str(scope_type)
+            for scope_type, key in scopes_for(actor, request)
+        ],
     }
     return Ranking(ranked=ranked, no_confident_match=not confident, receipt=receipt)
 
@@ -263,9 +279,7 @@ def _stand_in_successors(admits, ranked: list[RankedMemory]) -> list[RankedMemor
     in (following the chain a few steps), so an outdated statement never comes back alone.
     It takes the old version's best rank (as the `successor` channel) and relevance."""
     present = {item.memory.pk for item in ranked}
-    waiting = {
-        item.memory.pk: item for item in ranked if item.memory.status == Status.SUPERSEDED
-    }
+    waiting = {item.memory.pk: item for item in ranked if item.memory.status == Status.SUPERSEDED}
     added: list[RankedMemory] = []
     for _ in range(3):
         if not waiting:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from continuity.actors import Actor
-from continuity.errors import ServiceError, validation_error
+from foundation.actors import Actor
+from foundation.errors import ServiceError, validation_error
 from memories.models import Kind, MemoryType, ScopeType
 from memories.services.links import memory_link
 from memories.services.remember import memory_remember
@@ -39,10 +39,14 @@ def memory_checkpoint(
         raise validation_error(f"memories holds at most {MAX_ATOMS} items.", field="memories")
     for index, atom in enumerate(memories):
         if not isinstance(atom, dict) or "content" not in atom or "kind" not in atom:
-            raise validation_error(f"memories[{index}] needs at least content and kind.", field="memories")
+            raise validation_error(
+                f"memories[{index}] needs at least content and kind.", field="memories"
+            )
         unknown = sorted(set(atom) - ATOM_FIELDS)
         if unknown:
-            raise validation_error(f"memories[{index}] has unknown fields: {', '.join(unknown)}.", field="memories")
+            raise validation_error(
+                f"memories[{index}] has unknown fields: {', '.join(unknown)}.", field="memories"
+            )
 
     if task_id:
         summary_scope = {"scope_type": ScopeType.TASK, "scope_key": task_id}
@@ -67,9 +71,16 @@ def memory_checkpoint(
                 receipt = memory_remember(actor=actor, **{**atom_scope, **atom})
             except ServiceError as error:
                 raise ServiceError(
-                    error.code, f"memories[{index}]: {error.message}", [{"index": index}, *error.details]
+                    error.code,
+                    f"memories[{index}]: {error.message}",
+                    [{"index": index}, *error.details],
                 ) from None
             if receipt.id != summary_receipt.id:
-                memory_link(actor=actor, from_id=receipt.id, to_id=summary_receipt.id, relation="derived_from")
+                memory_link(
+                    actor=actor,
+                    from_id=receipt.id,
+                    to_id=summary_receipt.id,
+                    relation="derived_from",
+                )
             memory_ids.append(receipt.id)
     return {"summary_id": summary_receipt.id, "memory_ids": memory_ids}

@@ -8,8 +8,8 @@ import hashlib
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from continuity.actors import Actor
-from continuity.errors import ErrorCode, ServiceError, forbidden, not_found
+from foundation.actors import Actor
+from foundation.errors import ErrorCode, ServiceError, forbidden, not_found
 from memories.models import Memory, MemoryEvent, MemoryLink, Relation, Status
 from memories.selectors import memories_visible_to, parse_memory_id
 
@@ -69,10 +69,7 @@ def memory_for_write(*, actor: Actor, memory_id) -> Memory:
     """The memory, locked for this transaction, if the actor may see and write it."""
     actor.require_scope("memories:write")
     memory = (
-        memories_visible_to(actor)
-        .select_for_update()
-        .filter(pk=parse_memory_id(memory_id))
-        .first()
+        memories_visible_to(actor).select_for_update().filter(pk=parse_memory_id(memory_id)).first()
     )
     if memory is None:
         raise not_found()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from continuity.actors import Actor
-from continuity.errors import ErrorCode, ServiceError, validation_error
+from foundation.actors import Actor
+from foundation.errors import ErrorCode, ServiceError, validation_error
 from memories.models import IdempotencyRecord
 from memories.services.common import serialize_writers
 from memories.services.validation import MAX_IDEMPOTENCY_KEY_CHARS
@@ -34,7 +34,9 @@ def idempotent(
         )
     namespace = actor.idempotency_namespace
     serialize_writers("idempotency", actor.user.pk, namespace, key)
-    record = IdempotencyRecord.objects.filter(owner=actor.user, namespace=namespace, key=key).first()
+    record = IdempotencyRecord.objects.filter(
+        owner=actor.user, namespace=namespace, key=key
+    ).first()
     if record is not None:
         if record.operation != operation or record.request_hash != request_digest:
             raise ServiceError(

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from continuity.actors import Actor
-from continuity.errors import ErrorCode, ServiceError, validation_error
+from foundation.actors import Actor
+from foundation.errors import ErrorCode, ServiceError, validation_error
 from memories import gates, text
 from memories.models import (
     LIVE_STATUSES,
@@ -20,7 +20,6 @@ from memories.models import (
     MemoryEvent,
     MemoryLink,
     Origin,
-    Relation,
     Status,
     Trust,
 )
@@ -131,16 +130,28 @@ def memory_correct(
     gates.check_size(content)
     value = check_value(value) if value is not None else memory.value
     kind = check.choice(kind, Kind, "kind", default=memory.kind)
-    tags = memory.tags if tags is None else check.string_list(
-        tags, "tags", check.MAX_TAGS, check.MAX_TAG_CHARS, fold=True
+    tags = (
+        memory.tags
+        if tags is None
+        else check.string_list(tags, "tags", check.MAX_TAGS, check.MAX_TAG_CHARS, fold=True)
     )
-    hints = memory.retrieval_hints if retrieval_hints is None else check.string_list(
-        retrieval_hints, "retrieval_hints", check.MAX_HINTS, check.MAX_HINT_CHARS, fold=False
+    hints = (
+        memory.retrieval_hints
+        if retrieval_hints is None
+        else check.string_list(
+            retrieval_hints, "retrieval_hints", check.MAX_HINTS, check.MAX_HINT_CHARS, fold=False
+        )
     )
-    gates.check_no_secrets({"content": content, "tags": " ".join(tags), "retrieval_hints": "\n".join(hints)})
+    gates.check_no_secrets(
+        {"content": content, "tags": " ".join(tags), "retrieval_hints": "\n".join(hints)}
+    )
     reason = check.reason(reason)
     if (content, value, kind, tags, hints) == (
-        memory.content, memory.value, memory.kind, memory.tags, memory.retrieval_hints
+        memory.content,
+        memory.value,
+        memory.kind,
+        memory.tags,
+        memory.retrieval_hints,
     ):
         return memory
     if memory.status == Status.DISPUTED:
@@ -167,8 +178,16 @@ def memory_correct(
     )  # fmt: skip
     corrected.full_clean(validate_unique=False, validate_constraints=False)
     supersede(actor, memory, successor=corrected, reason=reason or "corrected by the owner")
-    patch = {"content": content, "value": value, "kind": kind, "tags": tags, "retrieval_hints": hints}
-    record_event(actor=actor, memory=corrected, event_type=EventType.CORRECTED, patch=patch, reason=reason)
+    patch = {
+        "content": content,
+        "value": value,
+        "kind": kind,
+        "tags": tags,
+        "retrieval_hints": hints,
+    }
+    record_event(
+        actor=actor, memory=corrected, event_type=EventType.CORRECTED, patch=patch, reason=reason
+    )
     return corrected
 
 
@@ -181,7 +200,9 @@ def memory_archive(*, actor: Actor, memory_id, reason: str | None = None) -> Mem
         return memory
     refuse_agent_on_owner_trusted(actor, memory, "archive")
     if memory.status not in LIVE_STATUSES:
-        raise validation_error(f"This memory is {memory.status}; it cannot be archived.", field="id")
+        raise validation_error(
+            f"This memory is {memory.status}; it cannot be archived.", field="id"
+        )
     memory.status = Status.ARCHIVED
     save_changes(memory, "status")
     record_event(actor=actor, memory=memory, event_type=EventType.ARCHIVED, reason=reason)
@@ -218,7 +239,9 @@ def memory_restore(*, actor: Actor, memory_id) -> Memory:
 
 
 @atomic_change
-def memory_supersede(*, actor: Actor, memory_id, superseded_by, reason: str | None = None) -> Memory:
+def memory_supersede(
+    *, actor: Actor, memory_id, superseded_by, reason: str | None = None
+) -> Memory:
     """Mark a live memory as replaced by another live memory of the same owner."""
     memory = memory_for_write(actor=actor, memory_id=memory_id)
     successor = memory_for_write(actor=actor, memory_id=superseded_by)
@@ -229,7 +252,9 @@ def memory_supersede(*, actor: Actor, memory_id, superseded_by, reason: str | No
         return memory
     refuse_agent_on_owner_trusted(actor, memory, "supersede")
     if memory.status not in LIVE_STATUSES or successor.status not in LIVE_STATUSES:
-        raise validation_error("Both memories must be live (active or disputed).", field="superseded_by")
+        raise validation_error(
+            "Both memories must be live (active or disputed).", field="superseded_by"
+        )
     supersede(actor, memory, successor=successor, reason=reason)
     if successor.supersedes_id is None:
         # The successor continues the replaced memory's line: its next version.
@@ -242,7 +267,9 @@ def memory_supersede(*, actor: Actor, memory_id, superseded_by, reason: str | No
     return memory
 
 
-def memory_forget(*, actor: Actor, memory_id, reason: str | None = None, superseded_by=None) -> Memory:
+def memory_forget(
+    *, actor: Actor, memory_id, reason: str | None = None, superseded_by=None
+) -> Memory:
     """How agents forget: archive, or supersede when a replacement is named. Never deletes."""
     if superseded_by is not None:
         return memory_supersede(
@@ -273,8 +300,13 @@ def memory_delete(*, actor: Actor, memory_id) -> str:
     search_index.compact()  # the index drops the deleted terms now, not at some later merge
     MemoryEvent.objects.bulk_create(
         MemoryEvent(
-            owner=actor.user, memory_id=pk, event_type=EventType.DELETED, version=versions[pk],
-            actor_token=None, actor_agent="", result={"deleted": True},
+            owner=actor.user,
+            memory_id=pk,
+            event_type=EventType.DELETED,
+            version=versions[pk],
+            actor_token=None,
+            actor_agent="",
+            result={"deleted": True},
         )  # fmt: skip
         for pk in chain
     )

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import re
 
-
-from continuity.actors import Actor
-from continuity.errors import validation_error
+from foundation.actors import Actor
+from foundation.errors import validation_error
 from memories import gates
 from memories.models import EventType, MemoryLink, Relation
 from memories.services.common import atomic_change, memory_for_write, record_event

@@ -16,11 +16,20 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
-from continuity.actors import Actor
-from continuity.errors import ErrorCode, ServiceError, not_found, validation_error
-from continuity.models import ProposalKind, ProposalStatus, ReviewProposal
+from foundation.actors import Actor
+from foundation.errors import ErrorCode, ServiceError, not_found, validation_error
 from memories.models import (
-    LIVE_STATUSES, OWNER_TRUSTS, TRUST_RANK, EventType, Memory, MemoryLink, Relation, Status,
+    LIVE_STATUSES,
+    OWNER_TRUSTS,
+    TRUST_RANK,
+    EventType,
+    Memory,
+    MemoryLink,
+    ProposalKind,
+    ProposalStatus,
+    Relation,
+    ReviewProposal,
+    Status,
 )  # fmt: skip
 from memories.services.common import memory_for_write, record_event, save_changes
 from memories.services.lifecycle import memory_archive, memory_confirm, memory_supersede
@@ -65,7 +74,9 @@ def _refuse_answered(proposal: ReviewProposal) -> None:
 
 def _live(actor: Actor, proposal: ReviewProposal) -> list[Memory]:
     return list(
-        Memory.objects.filter(owner=actor.user, pk__in=proposal.memory_ids, status__in=LIVE_STATUSES)
+        Memory.objects.filter(
+            owner=actor.user, pk__in=proposal.memory_ids, status__in=LIVE_STATUSES
+        )
     )
 
 
@@ -81,7 +92,9 @@ def _merge(actor: Actor, proposal: ReviewProposal, live: list[Memory], keep) -> 
     else:
         survivor = next((m for m in live if str(m.pk) == str(keep)), None)
         if survivor is None:
-            raise validation_error("keep must be one of this proposal's live memories.", field="keep")
+            raise validation_error(
+                "keep must be one of this proposal's live memories.", field="keep"
+            )
     merged = []
     moved_key = None
     for memory in live:
@@ -118,11 +131,18 @@ def _verify(actor: Actor, memory: Memory) -> None:
     memory = memory_for_write(actor=actor, memory_id=memory.pk)
     memory.verified_at = timezone.now()
     save_changes(memory, "verified_at")
-    record_event(actor=actor, memory=memory, event_type=EventType.CONFIRMED, reason="still true, checked in Review")
+    record_event(
+        actor=actor,
+        memory=memory,
+        event_type=EventType.CONFIRMED,
+        reason="still true, checked in Review",
+    )
 
 
 @transaction.atomic
-def proposal_accept(*, actor: Actor, proposal_id, keep=None, resolution: str | None = None) -> ReviewProposal:
+def proposal_accept(
+    *, actor: Actor, proposal_id, keep=None, resolution: str | None = None
+) -> ReviewProposal:
     """Owner-only. near_duplicate: merge into `keep` (a memory id of the proposal; default
     the most trusted). stale: `resolution` "verify" (still true) or "archive".
 
@@ -132,9 +152,13 @@ def proposal_accept(*, actor: Actor, proposal_id, keep=None, resolution: str | N
     proposal = _lock(actor, proposal_id)
     _refuse_answered(proposal)
     if proposal.kind == ProposalKind.STALE and resolution not in RESOLUTIONS:
-        raise validation_error("resolution must be verify (still true) or archive.", field="resolution")
+        raise validation_error(
+            "resolution must be verify (still true) or archive.", field="resolution"
+        )
     if proposal.kind == ProposalKind.NEAR_DUPLICATE and resolution not in (None, ""):
-        raise validation_error("A near-duplicate is accepted by merging; leave resolution out.", field="resolution")
+        raise validation_error(
+            "A near-duplicate is accepted by merging; leave resolution out.", field="resolution"
+        )
     live = _live(actor, proposal)
     if len(live) < (2 if proposal.kind == ProposalKind.NEAR_DUPLICATE else 1):
         return _answered(proposal, ProposalStatus.OBSOLETE)
@@ -148,7 +172,11 @@ def proposal_accept(*, actor: Actor, proposal_id, keep=None, resolution: str | N
         proposal.key = f"{proposal.key}@{timezone.now():%Y%m%dT%H%M%S%f}"[:200]
         proposal.save(update_fields=["key"])
     else:
-        memory_archive(actor=actor, memory_id=memory.pk, reason="not checked for a long time; archived in Review")
+        memory_archive(
+            actor=actor,
+            memory_id=memory.pk,
+            reason="not checked for a long time; archived in Review",
+        )
     return _answered(proposal, ProposalStatus.ACCEPTED, resolution=resolution)
 
 

@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, field
 
 from django.db import IntegrityError, transaction
 
-from continuity.actors import Actor
-from continuity.errors import ErrorCode, ServiceError, validation_error
+from foundation.actors import Actor
+from foundation.errors import ErrorCode, ServiceError, validation_error
 from memories import gates, poisoning, text
 from memories.models import (
     LIVE_STATUSES,
@@ -152,7 +152,12 @@ def _validated(actor: Actor, **fields) -> RememberRequest:
     content = check.statement(fields["content"])
     gates.check_size(content)
     kind = check.choice(fields["kind"], Kind, "kind")
-    memory_type = check.choice(fields["type"], MemoryType, "type", default=check.DEFAULT_TYPE.get(kind, MemoryType.SEMANTIC))
+    memory_type = check.choice(
+        fields["type"],
+        MemoryType,
+        "type",
+        default=check.DEFAULT_TYPE.get(kind, MemoryType.SEMANTIC),
+    )
     scope_type, scope_key = check.scope(actor, fields["scope_type"], fields["scope_key"])
     key = check.label(fields["key"], "key", check.MAX_KEY_CHARS, required=False)
     value = check_value(fields["value"])
@@ -163,13 +168,25 @@ def _validated(actor: Actor, **fields) -> RememberRequest:
         raise validation_error("write_mode 'merge' needs a key and a value.", field="write_mode")
     expected_version = fields["expected_version"]
     if expected_version is not None:
-        if isinstance(expected_version, bool) or not isinstance(expected_version, int) or expected_version < 0:
-            raise validation_error("expected_version must be an integer ≥ 0.", field="expected_version")
+        if (
+            isinstance(expected_version, bool)
+            or not isinstance(expected_version, int)
+            or expected_version < 0
+        ):
+            raise validation_error(
+                "expected_version must be an integer ≥ 0.", field="expected_version"
+            )
         if key is None:
-            raise validation_error("expected_version applies to keyed writes only.", field="expected_version")
+            raise validation_error(
+                "expected_version applies to keyed writes only.", field="expected_version"
+            )
     tags = check.string_list(fields["tags"], "tags", check.MAX_TAGS, check.MAX_TAG_CHARS, fold=True)
     hints = check.string_list(
-        fields["retrieval_hints"], "retrieval_hints", check.MAX_HINTS, check.MAX_HINT_CHARS, fold=False
+        fields["retrieval_hints"],
+        "retrieval_hints",
+        check.MAX_HINTS,
+        check.MAX_HINT_CHARS,
+        fold=False,
     )
     confidence, basis = check.confidence(actor, fields["confidence"], fields["confidence_basis"])
     origin = fields["origin"] or (Origin.USER if actor.is_owner else Origin.AGENT)
@@ -184,7 +201,9 @@ def _validated(actor: Actor, **fields) -> RememberRequest:
     }
     gates.check_no_secrets(text_fields)
     # The owner's own words are theirs to keep; an agent's are read as other agents will.
-    quarantine = () if actor.is_owner else tuple(f.as_dict() for f in poisoning.scan_fields(text_fields))
+    quarantine = (
+        () if actor.is_owner else tuple(f.as_dict() for f in poisoning.scan_fields(text_fields))
+    )
     return RememberRequest(
         content=content, kind=kind, type=memory_type, scope_type=scope_type, scope_key=scope_key,
         key=key, value=value, write_mode=write_mode, expected_version=expected_version, tags=tags,
@@ -236,7 +255,11 @@ def _write(actor: Actor, request: RememberRequest, idempotency_key: str) -> Reme
         action = EventType.MERGED if request.write_mode == "merge" else EventType.REPLACED
         supersede(actor, current, successor=memory, idempotency_key=idempotency_key)
     record_event(
-        actor=actor, memory=memory, event_type=action, patch=_patch(request), idempotency_key=idempotency_key
+        actor=actor,
+        memory=memory,
+        event_type=action,
+        patch=_patch(request),
+        idempotency_key=idempotency_key,
     )
     return _receipt(memory, action=str(action), similar=similar, contradictions=contradictions)
 
@@ -298,7 +321,12 @@ def _write_quarantined(actor, request, value, idempotency_key) -> RememberReceip
 
 def _new_memory(actor: Actor, request: RememberRequest, value, previous: Memory | None) -> Memory:
     trust = request.trust
-    if previous is not None and actor.is_owner and previous.trust == "locked" and trust == "confirmed":
+    if (
+        previous is not None
+        and actor.is_owner
+        and previous.trust == "locked"
+        and trust == "confirmed"
+    ):
         trust = "locked"  # the owner editing a locked memory keeps it locked
     memory = Memory(
         owner=actor.user, content=request.content, key=request.key, value=value,

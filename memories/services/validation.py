@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from continuity.actors import Actor
-from continuity.errors import forbidden, validation_error
+from foundation.actors import Actor
+from foundation.errors import forbidden, validation_error
 from memories.models import ConfidenceBasis, Kind, MemoryType, ScopeType, Trust, Visibility
 
 MAX_KEY_CHARS = 200
@@ -34,9 +34,7 @@ def choice(value, choices, field: str, default=None) -> str:
     if value is None and default is not None:
         return default
     if value not in choices.values:
-        raise validation_error(
-            f"{field} must be one of: {', '.join(choices.values)}.", field=field
-        )
+        raise validation_error(f"{field} must be one of: {', '.join(choices.values)}.", field=field)
     return value
 
 

@@ -7,7 +7,7 @@ import json
 from django.apps import apps
 
 # Fields that change on every authenticated request by design, not by the operation.
-VOLATILE_FIELDS = {("continuity", "personalaccesstoken"): {"last_used_at"}}
+VOLATILE_FIELDS = {("accounts", "personalaccesstoken"): {"last_used_at"}}
 
 
 class ApiClient:

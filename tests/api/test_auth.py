@@ -7,16 +7,17 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from continuity.actors import Actor
-from continuity.auth import (
+from accounts.auth import actor_from_authorization, authenticate_agent
+from accounts.ratelimit import rate_limit_hit
+from accounts.tokens import token_revoke
+from foundation.actors import Actor
+from foundation.errors import (
     AuthenticationFailed,
-    actor_from_authorization,
-    authenticate_agent,
+    ErrorCode,
+    ServiceError,
+    retry_after_of,
     www_authenticate,
 )
-from continuity.errors import ErrorCode, ServiceError
-from continuity.ratelimit import rate_limit_hit, retry_after_of
-from continuity.tokens import token_revoke
 
 pytestmark = pytest.mark.django_db
 
@@ -113,7 +114,7 @@ def test_the_rate_limit_counts_each_token_separately(settings, make_token):
 def test_a_new_window_starts_a_new_count(settings, monkeypatch):
     settings.CONTINUITY_RATE_LIMIT_PER_MINUTE = 1
     clock = [1_000_000 * 60 + 59.5]
-    monkeypatch.setattr("continuity.ratelimit.time.time", lambda: clock[0])
+    monkeypatch.setattr("accounts.ratelimit.time.time", lambda: clock[0])
     rate_limit_hit(7)
     with pytest.raises(ServiceError) as caught:
         rate_limit_hit(7)
@@ -136,7 +137,7 @@ def test_an_unreachable_cache_lets_requests_through(settings, monkeypatch, caplo
         def add(self, *args, **kwargs):
             raise ConnectionError("cache down")
 
-    monkeypatch.setattr("continuity.ratelimit.cache", BrokenCache())
+    monkeypatch.setattr("accounts.ratelimit.cache", BrokenCache())
     rate_limit_hit(9)
     rate_limit_hit(9)
     assert "rate limit counter unavailable" in caplog.text

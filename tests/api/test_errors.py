@@ -101,7 +101,9 @@ def test_a_failure_after_a_write_leaves_no_trace(api, monkeypatch):
     monkeypatch.setattr(remember_module, "record_event", record_then_fail)
     before = database_dump()
 
-    assert_envelope(api.post("memories", {"content": "Half a write.", "kind": "fact"}), 500, "INTERNAL_ERROR")
+    assert_envelope(
+        api.post("memories", {"content": "Half a write.", "kind": "fact"}), 500, "INTERNAL_ERROR"
+    )
 
     assert database_dump() == before
 

@@ -7,9 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from continuity.actors import Actor
-from continuity.models import PersonalAccessToken
-from continuity.tokens import token_revoke
+from accounts.models import PersonalAccessToken
+from accounts.tokens import token_revoke
+from foundation.actors import Actor
 from tests.api.helpers import ApiClient, assert_envelope
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +27,9 @@ def test_a_request_without_a_token_is_a_401_with_the_bare_challenge(client):
 
 
 def test_a_non_bearer_authorization_header_is_an_invalid_request(client):
-    response = ApiClient(client, None).get("capabilities", headers={"Authorization": "Basic YWRhOnB3"})
+    response = ApiClient(client, None).get(
+        "capabilities", headers={"Authorization": "Basic YWRhOnB3"}
+    )
 
     assert_envelope(response, 401, "UNAUTHORIZED")
     assert response["WWW-Authenticate"] == 'Bearer realm="continuity", error="invalid_request"'
@@ -45,7 +47,9 @@ def test_an_expired_token_is_refused_at_once(client, make_token):
     api = ApiClient(client, raw)
     assert api.get("capabilities").status_code == 200
 
-    PersonalAccessToken.objects.filter(pk=token.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    PersonalAccessToken.objects.filter(pk=token.pk).update(
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
 
     assert_envelope(api.get("capabilities"), 401, "UNAUTHORIZED")
 
@@ -75,7 +79,9 @@ def test_the_openapi_document_and_docs_page_need_no_token(client):
     docs = client.get("/api/v1/docs")
 
     assert schema.status_code == 200
-    assert schema.json()["components"]["securitySchemes"] == {"AgentTokenAuth": {"type": "http", "scheme": "bearer"}}
+    assert schema.json()["components"]["securitySchemes"] == {
+        "AgentTokenAuth": {"type": "http", "scheme": "bearer"}
+    }
     assert docs.status_code == 200
 
 
@@ -153,4 +159,8 @@ def test_capabilities_describe_the_server_and_the_calling_token(settings, api_as
     limits = body["limits"]
     assert limits["max_content_chars"] == 4000 and limits["recall_max_limit"] == 100
     assert limits["rate_limit_per_minute"] == 120
-    assert limits["token_budget"]["min"] < limits["token_budget"]["bootstrap_default"] <= limits["token_budget"]["max"]
+    assert (
+        limits["token_budget"]["min"]
+        < limits["token_budget"]["bootstrap_default"]
+        <= limits["token_budget"]["max"]
+    )

@@ -17,7 +17,7 @@ import uuid
 import pytest
 
 from capture.models import CaptureBatch, CaptureThread
-from continuity.actors import Actor
+from foundation.actors import Actor
 from handoff.services import handoff_create
 from memories.models import Memory
 from memories.services import memory_remember
@@ -52,17 +52,36 @@ def world(owner, other_owner, make_token):
     codex = Actor.agent(make_token("codex", user=owner)[0])
     ids = {
         "global": write(ada, "Release notes go in CHANGELOG.md, says ada"),
-        "p1": write(ada, "Release notes for the api go in docs/releases.md", scope_type="project", scope_key=P1),
-        "p2": write(ada, "CANARY-P2 release notes of the secret project", scope_type="project", scope_key=P2),
-        "private": write(ada, "CANARY-PRIVATE release notes draft lives in my notebook", visibility="private"),
-        "other_agent": write(codex, "CANARY-OTHER-AGENT release notes scratch", scope_type="agent", scope_key="codex"),
+        "p1": write(
+            ada,
+            "Release notes for the api go in docs/releases.md",
+            scope_type="project",
+            scope_key=P1,
+        ),
+        "p2": write(
+            ada, "CANARY-P2 release notes of the secret project", scope_type="project", scope_key=P2
+        ),
+        "private": write(
+            ada, "CANARY-PRIVATE release notes draft lives in my notebook", visibility="private"
+        ),
+        "other_agent": write(
+            codex, "CANARY-OTHER-AGENT release notes scratch", scope_type="agent", scope_key="codex"
+        ),
         "bob": write(bob, "CANARY-OTHER-OWNER release notes go in NEWS.md"),
-        "bob_p1": write(bob, "CANARY-OTHER-OWNER release notes for the api", scope_type="project", scope_key=P1),
+        "bob_p1": write(
+            bob, "CANARY-OTHER-OWNER release notes for the api", scope_type="project", scope_key=P1
+        ),
     }
-    handoff_create(actor=ada, task_id="T-shared", summary="ada's capsule: release notes half written")
+    handoff_create(
+        actor=ada, task_id="T-shared", summary="ada's capsule: release notes half written"
+    )
     handoff_create(actor=bob, task_id="T-shared", summary="CANARY-OTHER-OWNER capsule of bob")
-    bob_thread = CaptureThread.objects.create(owner=other_owner, source="generic", external_id="bob-thread")
-    bob_batch = CaptureBatch.objects.create(owner=other_owner, thread=bob_thread, items=CAPTURE_ITEMS, item_count=1)
+    bob_thread = CaptureThread.objects.create(
+        owner=other_owner, source="generic", external_id="bob-thread"
+    )
+    bob_batch = CaptureBatch.objects.create(
+        owner=other_owner, thread=bob_thread, items=CAPTURE_ITEMS, item_count=1
+    )
     return {"ids": ids, "bob_batch": str(bob_batch.pk)}
 
 
@@ -147,7 +166,9 @@ def test_no_token_sees_or_touches_what_it_must_not(client, world, make_token, se
             if method == "get":
                 response = client.get(url, payload or {}, headers=headers)
             else:
-                response = client.post(url, payload or {}, content_type="application/json", headers=headers)
+                response = client.post(
+                    url, payload or {}, content_type="application/json", headers=headers
+                )
             calls += 1
             body = response.content.decode()
             who = f"{label} with {scopes}{' restricted to P1' if restricted else ''}"

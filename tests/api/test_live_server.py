@@ -12,24 +12,35 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def http(live_server, make_token):
     _, raw = make_token("claude-code")
     with httpx.Client(
-        base_url=f"{live_server.url}/api/v1/", headers={"Authorization": f"Bearer {raw}"}, timeout=10
+        base_url=f"{live_server.url}/api/v1/",
+        headers={"Authorization": f"Bearer {raw}"},
+        timeout=10,
     ) as client:
         yield client
 
 
 def test_an_agent_remembers_recalls_reads_and_forgets_over_http(http):
-    created = http.post("memories", json={"content": "Use uv to manage Python environments.", "kind": "preference"})
+    created = http.post(
+        "memories", json={"content": "Use uv to manage Python environments.", "kind": "preference"}
+    )
     assert created.status_code == 201
     memory_id = created.json()["id"]
 
-    again = http.post("memories", json={"content": "Use uv to manage Python environments.", "kind": "preference"})
+    again = http.post(
+        "memories", json={"content": "Use uv to manage Python environments.", "kind": "preference"}
+    )
     assert again.status_code == 200 and again.json()["duplicate_of"] == memory_id
 
-    recalled = http.get("recall", params=[("query", "python environments"), ("alt_queries", "venv tool")])
+    recalled = http.get(
+        "recall", params=[("query", "python environments"), ("alt_queries", "venv tool")]
+    )
     assert recalled.status_code == 200
     assert recalled.json()["memories"][0]["id"] == memory_id
 
-    assert http.get(f"memories/{memory_id}").json()["content"] == "Use uv to manage Python environments."
+    assert (
+        http.get(f"memories/{memory_id}").json()["content"]
+        == "Use uv to manage Python environments."
+    )
 
     forgotten = http.post(f"memories/{memory_id}/forget", json={"reason": "switched tools"})
     assert forgotten.status_code == 200 and forgotten.json()["status"] == "archived"
@@ -42,10 +53,14 @@ def test_an_agent_remembers_recalls_reads_and_forgets_over_http(http):
 def test_authentication_failures_carry_the_challenge_over_http(live_server):
     anonymous = httpx.get(f"{live_server.url}/api/v1/capabilities")
     wrong = httpx.get(
-        f"{live_server.url}/api/v1/capabilities", headers={"Authorization": "Bearer cont_pat_" + "C" * 40}
+        f"{live_server.url}/api/v1/capabilities",
+        headers={"Authorization": "Bearer cont_pat_" + "C" * 40},
     )
 
-    assert anonymous.status_code == 401 and anonymous.headers["www-authenticate"] == 'Bearer realm="continuity"'
+    assert (
+        anonymous.status_code == 401
+        and anonymous.headers["www-authenticate"] == 'Bearer realm="continuity"'
+    )
     assert anonymous.json()["error"]["code"] == "UNAUTHORIZED"
     assert wrong.status_code == 401
     assert wrong.headers["www-authenticate"] == 'Bearer realm="continuity", error="invalid_token"'
@@ -54,12 +69,20 @@ def test_authentication_failures_carry_the_challenge_over_http(live_server):
 def test_unknown_routes_wrong_methods_and_bad_json_answer_in_the_envelope_over_http(http):
     unknown = http.get("nothing/here")
     wrong_method = http.delete("memories")
-    bad_json = http.post("memories", content=b'{"content": ', headers={"Content-Type": "application/json"})
+    bad_json = http.post(
+        "memories", content=b'{"content": ', headers={"Content-Type": "application/json"}
+    )
 
     assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "NOT_FOUND"
-    assert wrong_method.status_code == 405 and wrong_method.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+    assert (
+        wrong_method.status_code == 405
+        and wrong_method.json()["error"]["code"] == "METHOD_NOT_ALLOWED"
+    )
     assert wrong_method.headers["allow"] == "POST"
-    assert bad_json.status_code == 400 and bad_json.json()["error"]["message"] == "The request body is not valid JSON."
+    assert (
+        bad_json.status_code == 400
+        and bad_json.json()["error"]["message"] == "The request body is not valid JSON."
+    )
 
 
 def test_the_rate_limit_answers_429_with_retry_after_over_http(settings, http):

@@ -32,7 +32,9 @@ def headers(make_token):
         ("post", "/api/v1/capture/batches", '{"source": "generic", "thread_id": "t", "items": [{"role": "user", "text": "hi\\u0000"}]}'),
     ],
 )  # fmt: skip
-def test_the_agent_api_refuses_nul_characters_with_a_400_envelope(client, headers, method, path, body):
+def test_the_agent_api_refuses_nul_characters_with_a_400_envelope(
+    client, headers, method, path, body
+):
     if method == "get":
         response = client.get(path, headers=headers)
     else:
@@ -56,7 +58,9 @@ def test_the_dashboard_refuses_a_nul_character_in_a_search_and_in_a_form(owner):
     browser = DashboardClient(owner)
     assert browser.get("/search/", {"q": "cache\x00key"}).status_code == 400
     form = urlencode({"name": "ci\x00", "agent_name": "codex", "scopes": "memories:read"})
-    response = browser.post("/tokens/", form, content_type="application/x-www-form-urlencoded")  # as browsers send it
+    response = browser.post(
+        "/tokens/", form, content_type="application/x-www-form-urlencoded"
+    )  # as browsers send it
     assert response.status_code == 400
     assert not owner.access_tokens.exists()
 
@@ -66,7 +70,9 @@ def test_an_mcp_tool_given_a_nul_character_answers_a_validation_error(make_token
 
     async def call():
         async with Client(build_server(token=raw)) as client:
-            return await client.call_tool("memory_remember", {"content": "Use uv\x00 always", "kind": "preference"})
+            return await client.call_tool(
+                "memory_remember", {"content": "Use uv\x00 always", "kind": "preference"}
+            )
 
     result = anyio.run(call)
     assert result.is_error

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from continuity.actors import Actor
+from foundation.actors import Actor
 from memories.services import memory_remember
 from tests.api.helpers import assert_envelope
 
@@ -22,9 +22,24 @@ def store(owner):
 
     return {
         "uv": add("Use uv to manage Python environments", "preference", tags=["python"]),
-        "lint": add("CI runs make lint before every merge", "constraint", scope_type="project", scope_key=PROJECT),
-        "db": add("The API stores its data in PostgreSQL 16", "decision", scope_type="project", scope_key=PROJECT),
-        "web": add("The web app lints with eslint", "constraint", scope_type="project", scope_key="github:acme/web"),
+        "lint": add(
+            "CI runs make lint before every merge",
+            "constraint",
+            scope_type="project",
+            scope_key=PROJECT,
+        ),
+        "db": add(
+            "The API stores its data in PostgreSQL 16",
+            "decision",
+            scope_type="project",
+            scope_key=PROJECT,
+        ),
+        "web": add(
+            "The web app lints with eslint",
+            "constraint",
+            scope_type="project",
+            scope_key="github:acme/web",
+        ),
         "zh": add("提交信息的标题要简短", "preference"),
     }
 
@@ -62,12 +77,26 @@ def test_recall_by_post_answers_like_get(api, store):
 
 
 def test_recall_pages_with_its_cursor(api, store):
-    first = api.post("recall", {"query": "the", "alt_queries": ["CI lint", "API data", "uv"], "project_key": PROJECT, "limit": 1}).json()
+    first = api.post(
+        "recall",
+        {
+            "query": "the",
+            "alt_queries": ["CI lint", "API data", "uv"],
+            "project_key": PROJECT,
+            "limit": 1,
+        },
+    ).json()
     assert first["next_cursor"] is not None, "the store holds several matching memories"
 
     second = api.post(
         "recall",
-        {"query": "the", "alt_queries": ["CI lint", "API data", "uv"], "project_key": PROJECT, "limit": 1, "cursor": first["next_cursor"]},
+        {
+            "query": "the",
+            "alt_queries": ["CI lint", "API data", "uv"],
+            "project_key": PROJECT,
+            "limit": 1,
+            "cursor": first["next_cursor"],
+        },
     ).json()
 
     assert second["memories"] and second["memories"][0]["id"] != first["memories"][0]["id"]
@@ -83,11 +112,18 @@ def test_a_project_restricted_token_cannot_recall_another_project(api_as, store)
     restricted = api_as("codex", allowed_projects=[PROJECT])
 
     assert restricted.get("recall", {"query": "lint", "project_key": PROJECT}).status_code == 200
-    assert_envelope(restricted.get("recall", {"query": "lint", "project_key": "github:acme/web"}), 403, "FORBIDDEN")
+    assert_envelope(
+        restricted.get("recall", {"query": "lint", "project_key": "github:acme/web"}),
+        403,
+        "FORBIDDEN",
+    )
 
 
 def test_context_fits_whole_memories_into_the_budget(api, store):
-    response = api.post("context", {"query": "lint merge", "project_key": PROJECT, "purpose": "coding", "token_budget": 200})
+    response = api.post(
+        "context",
+        {"query": "lint merge", "project_key": PROJECT, "purpose": "coding", "token_budget": 200},
+    )
 
     assert response.status_code == 200
     body = response.json()
@@ -120,7 +156,13 @@ def test_bootstrap_without_a_project_is_global_only(api, store):
 
 
 def test_multi_step_query_answers_each_part(api, store):
-    response = api.post("query", {"query": "Which Python tool do we use and which database does the API use?", "project_key": PROJECT})
+    response = api.post(
+        "query",
+        {
+            "query": "Which Python tool do we use and which database does the API use?",
+            "project_key": PROJECT,
+        },
+    )
 
     assert response.status_code == 200
     body = response.json()
@@ -131,6 +173,14 @@ def test_multi_step_query_answers_each_part(api, store):
 
 
 def test_multi_step_query_takes_explicit_subqueries(api, store):
-    body = api.post("query", {"query": "setup", "subqueries": ["python environments", "CI lint"], "project_key": PROJECT, "max_steps": 2}).json()
+    body = api.post(
+        "query",
+        {
+            "query": "setup",
+            "subqueries": ["python environments", "CI lint"],
+            "project_key": PROJECT,
+            "max_steps": 2,
+        },
+    ).json()
 
     assert [step["query"] for step in body["steps"]] == ["python environments", "CI lint"]

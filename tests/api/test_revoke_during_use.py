@@ -12,8 +12,8 @@ import pytest
 from django.db import connection
 from django.test import Client
 
-from continuity.actors import Actor
-from continuity.tokens import token_revoke
+from accounts.tokens import token_revoke
+from foundation.actors import Actor
 from memories.models import Memory, MemoryEvent
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -22,7 +22,9 @@ WRITERS = 8
 TIME_LIMIT = 60.0
 
 
-def test_revoking_a_token_in_use_cuts_it_off_at_once_and_leaves_no_partial_write(owner, make_token, settings):
+def test_revoking_a_token_in_use_cuts_it_off_at_once_and_leaves_no_partial_write(
+    owner, make_token, settings
+):
     settings.CONTINUITY_RATE_LIMIT_PER_MINUTE = 0
     token, raw = make_token("claude-code", scopes=["memories:read", "memories:write"])
     headers = {"Authorization": f"Bearer {raw}"}
@@ -74,4 +76,6 @@ def test_revoking_a_token_in_use_cuts_it_off_at_once_and_leaves_no_partial_write
     assert len(written) >= 20
     mine = Memory.objects.filter(created_by_token=token)
     assert set(map(str, mine.values_list("pk", flat=True))) == written
-    assert MemoryEvent.objects.filter(memory_id__in=mine.values("pk"), event_type="created").count() == len(written)
+    assert MemoryEvent.objects.filter(
+        memory_id__in=mine.values("pk"), event_type="created"
+    ).count() == len(written)

@@ -27,14 +27,18 @@ PASSWORD = "correct horse battery"
 @pytest.fixture(scope="session")
 def chromium():
     if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
-        pytest.fail(f"Chromium is missing at {CHROMIUM}: apt-get install -y chromium", pytrace=False)
+        pytest.fail(
+            f"Chromium is missing at {CHROMIUM}: apt-get install -y chromium", pytrace=False
+        )
     # live_server's ORM calls happen in the test thread while Playwright's loop runs there.
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
         yield browser
         browser.close()
     if previous is None:
@@ -49,7 +53,10 @@ def page(chromium, live_server):
     # which the dashboard's policy (no eval) forbids; test_content_security_policy.py
     # drives the dashboard under the real policy.
     context = chromium.new_context(
-        base_url=live_server.url, locale="en-US", viewport={"width": 1280, "height": 900}, bypass_csp=True
+        base_url=live_server.url,
+        locale="en-US",
+        viewport={"width": 1280, "height": 900},
+        bypass_csp=True,
     )
     context.set_default_timeout(10_000)
     page = context.new_page()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from continuity.actors import Actor
+from foundation.actors import Actor
 from memories.models import Memory
 
 from ..dashboard.conftest import remember
@@ -22,7 +22,12 @@ def strict_page(chromium, live_server):
     context.set_default_timeout(10_000)
     page = context.new_page()
     violations: list[str] = []
-    page.on("console", lambda message: "Content Security Policy" in message.text and violations.append(message.text))
+    page.on(
+        "console",
+        lambda message: (
+            "Content Security Policy" in message.text and violations.append(message.text)
+        ),
+    )
     page.violations = violations
     yield page
     context.close()

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from continuity.actors import Actor
+from foundation.actors import Actor
 from memories.models import Memory
 
 from ..dashboard.conftest import remember
@@ -14,7 +14,17 @@ from .conftest import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-TABS = ["Overview", "Core", "Projects", "Recent", "Review", "Archive", "Search", "Tokens", "Activity"]
+TABS = [
+    "Overview",
+    "Core",
+    "Projects",
+    "Recent",
+    "Review",
+    "Archive",
+    "Search",
+    "Tokens",
+    "Activity",
+]
 
 
 @pytest.fixture
@@ -47,7 +57,9 @@ def test_sign_in_and_screenshot_every_tab(page, store, shoot):
     shoot(page, "00-signin")
     sign_in(page)
     for number, tab in enumerate(TABS, start=1):
-        page.get_by_role("navigation", name="Sections").get_by_role("link", name=re.compile(f"^{tab}")).click()
+        page.get_by_role("navigation", name="Sections").get_by_role(
+            "link", name=re.compile(f"^{tab}")
+        ).click()
         page.wait_for_load_state()
         assert page.locator('.tabs a[aria-current="page"]').inner_text().startswith(tab)
         shoot(page, f"{number:02d}-{tab.lower()}")

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from continuity.actors import Actor
-from continuity.maintenance.runs import Deadline
-from continuity.models import ReviewProposal
+from foundation.actors import Actor
+from foundation.maintenance.runs import Deadline
 from handoff.models import HandoffCapsule
 from handoff.services import handoff_create
 from memories.compaction import propose_near_duplicates
-from memories.models import Memory
+from memories.models import Memory, ReviewProposal
 
 from ..dashboard.conftest import remember
 from .conftest import sign_in

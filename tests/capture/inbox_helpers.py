@@ -12,7 +12,9 @@ from capture.models import Candidate, CaptureThread, ConversationEvent
 _seq = itertools.count()
 
 
-def thread_of(owner, external_id="session-1", *, agent="claude-code", project_key="", source="claude_code"):
+def thread_of(
+    owner, external_id="session-1", *, agent="claude-code", project_key="", source="claude_code"
+):
     thread, _ = CaptureThread.objects.get_or_create(
         owner=owner, source=source, external_id=external_id,
         defaults={"agent_name": agent, "project_key": project_key},
@@ -35,7 +37,15 @@ def conversation(thread, *turns):
     return [event(thread, role, text) for role, text in turns]
 
 
-def propose(owner, user_text, *, reply="Noted.", external_id="session-1", agent="claude-code", project_key=""):
+def propose(
+    owner,
+    user_text,
+    *,
+    reply="Noted.",
+    external_id="session-1",
+    agent="claude-code",
+    project_key="",
+):
     thread = thread_of(owner, external_id, agent=agent, project_key=project_key)
     events = conversation(thread, ("user", user_text), ("assistant", reply))
     count = propose_candidates(thread, events, agent_name=agent)

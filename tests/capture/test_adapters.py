@@ -39,7 +39,10 @@ def test_claude_code_keeps_prompts_replies_markers_and_compaction_and_skips_harn
 def test_claude_code_strips_injected_memory_and_system_reminders_from_the_prompt():
     first = parse("claude_code", items_of("claude_code")).events[0]
     assert first.text == "From now on, run the tests with -p no:cacheprovider."
-    assert not any(INJECTION_OPEN in t or "system-reminder" in t for t in texts(parse("claude_code", items_of("claude_code"))))
+    assert not any(
+        INJECTION_OPEN in t or "system-reminder" in t
+        for t in texts(parse("claude_code", items_of("claude_code")))
+    )
 
 
 def test_a_user_line_that_is_only_an_injected_block_is_skipped_as_injected_context():
@@ -83,9 +86,13 @@ def test_memorycenter_turns_are_runs_of_a_prompt_and_a_final_reply():
 def test_plain_text_reads_english_and_chinese_labels_and_continuation_lines():
     parsed = parse("text", items_of("text"))
     assert [(e.role, e.is_final) for e in parsed.events] == [
-        ("user", False), ("assistant", True)
+        ("user", False),
+        ("assistant", True),
     ] * 3
-    assert texts(parsed)[1] == "Got it, staging.internal is the staging server.\nIt runs the same image as production."
+    assert (
+        texts(parsed)[1]
+        == "Got it, staging.internal is the staging server.\nIt runs the same image as production."
+    )
     assert texts(parsed)[2] == "以后回答请用中文。"
     assert dict(parsed.skipped) == {"unlabelled": 1}
 
@@ -109,12 +116,17 @@ def test_generic_takes_given_runs_and_sequences_and_skips_invalid_items():
 
 
 def test_items_before_the_first_prompt_continue_an_earlier_run():
-    parsed = parse("generic", [{"role": "assistant", "text": "still working"}, {"role": "user", "text": "next"}])
+    parsed = parse(
+        "generic",
+        [{"role": "assistant", "text": "still working"}, {"role": "user", "text": "next"}],
+    )
     assert [(e.run_id, e.seq) for e in parsed.events][0] == (None, 0)
     assert parsed.events[1].run_id is not None
 
 
 def test_garbage_items_are_skipped_never_raised():
     for source in ("claude_code", "codex", "memorycenter", "text", "generic"):
-        parsed = parse(source, [None, 3, [], {"type": {"x": 1}}, {"payload": "x", "type": "response_item"}])
+        parsed = parse(
+            source, [None, 3, [], {"type": {"x": 1}}, {"payload": "x", "type": "response_item"}]
+        )
         assert parsed.events == [] and parsed.skipped_count == 5, source

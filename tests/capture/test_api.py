@@ -39,11 +39,16 @@ def body(source="claude_code", thread_id="sess-1", **extra):
 
 def test_a_posted_batch_is_accepted_processed_and_readable(api, post):
     agent = api()
-    response = post(agent, body(project_key="github:ada/continuity", workspace="/home/ada/src/continuity"))
+    response = post(
+        agent, body(project_key="github:ada/continuity", workspace="/home/ada/src/continuity")
+    )
 
     assert response.status_code == 202, response.content
     accepted = response.json()
-    assert accepted["thread"]["source"] == "claude_code" and accepted["thread"]["thread_id"] == "sess-1"
+    assert (
+        accepted["thread"]["source"] == "claude_code"
+        and accepted["thread"]["thread_id"] == "sess-1"
+    )
     status = agent.get(f"{BATCHES}/{accepted['batch_id']}").json()
     assert status["status"] == "done" and status["counts"]["events"] == 9
     assert status["redactions"] == {"card_number": 1, "password_assignment": 1}
@@ -79,7 +84,9 @@ def test_a_body_over_2_mb_is_413_and_stores_nothing(api, post, megabytes):
 
 
 def test_exactly_1000_items_are_accepted(api, post):
-    items = [{"role": "user" if n % 2 == 0 else "assistant", "text": f"message {n}"} for n in range(1000)]
+    items = [
+        {"role": "user" if n % 2 == 0 else "assistant", "text": f"message {n}"} for n in range(1000)
+    ]
     response = post(api(), {**body("generic"), "items": items})
     assert response.status_code == 202
     assert ConversationEvent.objects.count() == 1000
@@ -127,7 +134,9 @@ def test_a_dry_run_answers_counts_and_stores_no_events(api, post):
 
 def test_bad_items_are_counted_as_skipped_not_a_server_error(api, post):
     agent = api()
-    response = post(agent, {"source": "codex", "thread_id": "t", "items": [1, "x", None, {"type": []}]})
+    response = post(
+        agent, {"source": "codex", "thread_id": "t", "items": [1, "x", None, {"type": []}]}
+    )
     assert response.status_code == 202
     status = agent.get(f"{BATCHES}/{response.json()['batch_id']}").json()
     assert status["status"] == "done" and status["counts"]["skipped"] == 4
@@ -138,4 +147,6 @@ def test_the_raw_items_are_gone_once_processed(api, post):
     post(api(), body())
     batch = CaptureBatch.objects.get()
     assert batch.items is None
-    assert "Zq8!vR2#kL9" not in json.dumps(list(ConversationEvent.objects.values("text")), ensure_ascii=False)
+    assert "Zq8!vR2#kL9" not in json.dumps(
+        list(ConversationEvent.objects.values("text")), ensure_ascii=False
+    )

@@ -39,7 +39,9 @@ def test_replaying_the_same_events_adds_no_evidence_twice(owner):
 
 def test_a_rejected_statement_is_never_proposed_again(owner):
     fingerprint = text.fingerprint("I prefer tabs over spaces", "global", "")
-    RejectedFingerprint.objects.create(owner=owner, fingerprint=fingerprint, content="I prefer tabs over spaces")
+    RejectedFingerprint.objects.create(
+        owner=owner, fingerprint=fingerprint, content="I prefer tabs over spaces"
+    )
     count, _ = propose(owner, "I prefer tabs over spaces.")
     assert count == 0 and pending(owner) == []
 
@@ -52,9 +54,14 @@ def test_a_rejection_of_another_owner_does_not_count(owner, other_owner):
 
 @pytest.mark.parametrize(
     ("pattern", "said"),
-    [("SALARY", "Remember that my salary review is in March."), ("体检", "请记住：我下周三去医院体检。")],
+    [
+        ("SALARY", "Remember that my salary review is in March."),
+        ("体检", "请记住：我下周三去医院体检。"),
+    ],
 )
-def test_never_remember_patterns_are_honoured_case_insensitively_in_any_language(owner, pattern, said):
+def test_never_remember_patterns_are_honoured_case_insensitively_in_any_language(
+    owner, pattern, said
+):
     NeverRememberPattern.objects.create(owner=owner, pattern=pattern)
     assert propose(owner, said)[0] == 0 and pending(owner) == []
 
@@ -70,7 +77,11 @@ def test_a_statement_close_to_a_memory_names_it_to_replace_and_leaves_it_alone(o
     (candidate,) = pending(owner)
     assert str(candidate.replaces_id) == str(old)
     memory = Memory.objects.get(pk=old)
-    assert (memory.status, memory.content, memory.version) == ("active", "Never use tabs in Go files", 1)
+    assert (memory.status, memory.content, memory.version) == (
+        "active",
+        "Never use tabs in Go files",
+        1,
+    )
 
 
 def test_an_unrelated_statement_replaces_nothing(owner_actor, owner):
@@ -86,9 +97,29 @@ def test_a_registered_extractor_flows_through_the_same_merge_rules(owner, settin
     def model(turns, project_key):
         first = turns[0].event
         return [
-            Proposal("The user lives in Lisbon", "fact", "global", "", "model.v1", 0.55, "(model)", first),
-            Proposal("I prefer tabs over spaces", "preference", "global", "", "model.v1", 0.95, "(model)", first),
-            Proposal("My token is [REDACTED:bearer]", "fact", "global", "", "model.v1", 0.9, "(model)", first),
+            Proposal(
+                "The user lives in Lisbon", "fact", "global", "", "model.v1", 0.55, "(model)", first
+            ),
+            Proposal(
+                "I prefer tabs over spaces",
+                "preference",
+                "global",
+                "",
+                "model.v1",
+                0.95,
+                "(model)",
+                first,
+            ),
+            Proposal(
+                "My token is [REDACTED:bearer]",
+                "fact",
+                "global",
+                "",
+                "model.v1",
+                0.9,
+                "(model)",
+                first,
+            ),
             Proposal("Talks a lot", "not-a-kind", "global", "", "model.v1", 0.9, "(model)", first),
             Proposal("Secret plans", "fact", "global", "", "model.v1", 0.9, "(model)", first),
         ]

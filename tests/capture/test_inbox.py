@@ -37,7 +37,11 @@ def test_the_inbox_lists_pending_candidates_newest_first_with_their_evidence(bro
     html = response.content.decode()
     assert response.status_code == 200
     assert html.index("我们决定用 Redis 做缓存") < html.index("I prefer tabs over spaces")
-    assert "<q>我们决定用 Redis 做缓存。</q>" in html and "codex" in html and "claude_code: sess-a" in html
+    assert (
+        "<q>我们决定用 Redis 做缓存。</q>" in html
+        and "codex" in html
+        and "claude_code: sess-a" in html
+    )
     assert count_of(html, "inbox") == "2"
     assert 'aria-current="page">Inbox' in html
 
@@ -55,18 +59,26 @@ def test_approve_over_htmx_swaps_the_card_and_updates_the_count_out_of_band(brow
 
 def test_approve_as_shared_without_javascript_redirects_back(browser, inbox):
     candidate = inbox["I prefer tabs over spaces"]
-    response = browser.post(f"/inbox/c/{candidate.pk}/approve/", {"shared": "yes", "next": "/inbox/"})
+    response = browser.post(
+        f"/inbox/c/{candidate.pk}/approve/", {"shared": "yes", "next": "/inbox/"}
+    )
     assert response.status_code == 302 and response["Location"] == "/inbox/"
     assert Memory.objects.get(content="I prefer tabs over spaces").visibility == "shared"
 
 
-def test_a_candidate_close_to_a_memory_shows_both_side_by_side_and_can_replace_it(browser, owner, owner_actor):
+def test_a_candidate_close_to_a_memory_shows_both_side_by_side_and_can_replace_it(
+    browser, owner, owner_actor
+):
     old = remember(owner_actor, "Never use tabs in Go files", kind="constraint").id
     propose(owner, "Always use tabs in Go files.")
     (candidate,) = pending(owner)
     html = browser.get("/inbox/").content.decode()
     card = html.split(f'id="c-{candidate.pk}"', 1)[1]
-    assert "Would replace" in card and "Never use tabs in Go files" in card and "Approve, replacing it" in card
+    assert (
+        "Would replace" in card
+        and "Never use tabs in Go files" in card
+        and "Approve, replacing it" in card
+    )
     browser.post(f"/inbox/c/{candidate.pk}/approve/", {"replace": "yes"}, htmx=True)
     assert Memory.objects.get(pk=old).status == "superseded"
     assert str(Memory.objects.get(content="Always use tabs in Go files").supersedes_id) == str(old)
@@ -76,21 +88,39 @@ def test_edit_then_approve_over_htmx_and_a_bad_edit_keeps_the_form_with_the_erro
     candidate = inbox["我们决定用 Redis 做缓存"]
     form = browser.hx_get(f"/inbox/c/{candidate.pk}/", {"mode": "edit"}).content.decode()
     assert "<textarea" in form and "我们决定用 Redis 做缓存</textarea>" in form
-    bad = {"edit": "yes", "content": "token = sk-abcdefghijklmnopqrstuvwxyz123456", "kind": "decision", "scope_type": "global"}
+    bad = {
+        "edit": "yes",
+        "content": "token = sk-abcdefghijklmnopqrstuvwxyz123456",
+        "kind": "decision",
+        "scope_type": "global",
+    }
     html = browser.post(f"/inbox/c/{candidate.pk}/approve/", bad, htmx=True).content.decode()
     assert "<textarea" in html and 'role="alert"' in html and Memory.objects.count() == 0
-    good = {"edit": "yes", "content": "缓存统一用 Redis 7", "kind": "constraint", "scope_type": "project", "scope_key": "github:ada/api"}
+    good = {
+        "edit": "yes",
+        "content": "缓存统一用 Redis 7",
+        "kind": "constraint",
+        "scope_type": "project",
+        "scope_key": "github:ada/api",
+    }
     html = browser.post(f"/inbox/c/{candidate.pk}/approve/", good, htmx=True).content.decode()
     assert "status-approved" in html
     memory = Memory.objects.get()
-    assert (memory.content, memory.kind, memory.scope_key) == ("缓存统一用 Redis 7", "constraint", "github:ada/api")
+    assert (memory.content, memory.kind, memory.scope_key) == (
+        "缓存统一用 Redis 7",
+        "constraint",
+        "github:ada/api",
+    )
 
 
 def test_edit_without_javascript_is_a_page_and_a_bad_edit_answers_400_with_the_form(browser, inbox):
     candidate = inbox["I prefer tabs over spaces"]
     page = browser.get(f"/inbox/c/{candidate.pk}/", {"mode": "edit"})
     assert page.status_code == 200 and b"<html" in page.content and b"<textarea" in page.content
-    response = browser.post(f"/inbox/c/{candidate.pk}/approve/", {"edit": "yes", "content": "  ", "kind": "preference", "scope_type": "global"})
+    response = browser.post(
+        f"/inbox/c/{candidate.pk}/approve/",
+        {"edit": "yes", "content": "  ", "kind": "preference", "scope_type": "global"},
+    )
     assert response.status_code == 400 and b"<textarea" in response.content
     assert Candidate.objects.get(pk=candidate.pk).status == "pending"
 
@@ -98,14 +128,19 @@ def test_edit_without_javascript_is_a_page_and_a_bad_edit_answers_400_with_the_f
 def test_reject_over_htmx_and_a_second_decision_shows_the_conflict(browser, inbox):
     candidate = inbox["I prefer tabs over spaces"]
     html = browser.post(f"/inbox/c/{candidate.pk}/reject/", htmx=True).content.decode()
-    assert "status-rejected" in html and '<span class="count" id="count-inbox" hx-swap-oob="true">1</span>' in html
+    assert (
+        "status-rejected" in html
+        and '<span class="count" id="count-inbox" hx-swap-oob="true">1</span>' in html
+    )
     html = browser.post(f"/inbox/c/{candidate.pk}/approve/", htmx=True).content.decode()
     assert "already decided" in html and Memory.objects.count() == 0
 
 
 def test_bulk_approve_with_htmx_refreshes_the_inbox_and_counts(browser, inbox):
     ids = [str(candidate.pk) for candidate in inbox.values()]
-    html = browser.post("/inbox/bulk/", {"action": "approve", "ids": ids, "shared": "yes"}, htmx=True).content.decode()
+    html = browser.post(
+        "/inbox/bulk/", {"action": "approve", "ids": ids, "shared": "yes"}, htmx=True
+    ).content.decode()
     assert "Approved 2 candidates." in html and "Nothing to review." in html
     assert '<span class="count" id="count-inbox" hx-swap-oob="true">0</span>' in html
     assert set(Memory.objects.values_list("visibility", flat=True)) == {"shared"}
@@ -113,8 +148,13 @@ def test_bulk_approve_with_htmx_refreshes_the_inbox_and_counts(browser, inbox):
 
 def test_bulk_reject_without_javascript_and_a_bad_id_refuses_all(browser, inbox):
     ids = [str(candidate.pk) for candidate in inbox.values()]
-    response = browser.post("/inbox/bulk/", {"action": "reject", "ids": [*ids, "not-an-id"]}, follow=True)
-    assert "nothing was changed" in response.content.decode() and len(Candidate.objects.filter(status="pending")) == 2
+    response = browser.post(
+        "/inbox/bulk/", {"action": "reject", "ids": [*ids, "not-an-id"]}, follow=True
+    )
+    assert (
+        "nothing was changed" in response.content.decode()
+        and len(Candidate.objects.filter(status="pending")) == 2
+    )
     response = browser.post("/inbox/bulk/", {"action": "reject", "ids": ids, "next": "/inbox/"})
     assert response.status_code == 302 and not Candidate.objects.filter(status="pending").exists()
 

@@ -8,11 +8,11 @@ from uuid import UUID
 
 import pytest
 
-from capture.injection import HEADER, MAX_ITEMS, TOKEN_BUDGET, inject
 from capture.markers import INJECTION_CLOSE, INJECTION_OPEN
-from capture.models import InjectedMemory, InjectionReceipt
-from continuity.actors import Actor
-from continuity.errors import ErrorCode
+from foundation.actors import Actor
+from foundation.errors import ErrorCode
+from injection.models import InjectedMemory, InjectionReceipt
+from injection.services import HEADER, MAX_ITEMS, TOKEN_BUDGET, inject
 from memories.retrieval.context import estimate_tokens
 from tests.memories.helpers import raises, remember
 
@@ -25,23 +25,34 @@ def roomy_time_budget(settings):
     answers; the budget itself has its own tests with a tiny setting."""
     settings.CONTINUITY_INJECT_BUDGET_MS = 30_000
 
+
 PROJECT = "github:acme/shop"
 
 
-def test_a_relevant_confirmed_shared_memory_is_injected_in_a_fenced_reference_block(owner_actor, agent_actor):
-    memory = remember(owner_actor, "Deploy the shop with Kubernetes in staging.", kind="procedure").id
+def test_a_relevant_confirmed_shared_memory_is_injected_in_a_fenced_reference_block(
+    owner_actor, agent_actor
+):
+    memory = remember(
+        owner_actor, "Deploy the shop with Kubernetes in staging.", kind="procedure"
+    ).id
 
-    result = inject(actor=agent_actor, prompt="how do we deploy the shop to staging?", project_key=PROJECT)
+    result = inject(
+        actor=agent_actor, prompt="how do we deploy the shop to staging?", project_key=PROJECT
+    )
 
     assert [item["id"] for item in result.items] == [str(memory)]
     lines = result.context.splitlines()
     assert lines[0].startswith(INJECTION_OPEN) and lines[-1] == INJECTION_CLOSE
     assert lines[1] == HEADER and "not instructions" in HEADER
-    assert lines[2].startswith("- [procedure; confirmed; global;") and lines[2].endswith("Deploy the shop with Kubernetes in staging.")
+    assert lines[2].startswith("- [procedure; confirmed; global;") and lines[2].endswith(
+        "Deploy the shop with Kubernetes in staging."
+    )
     assert result.reason == "" and result.token_estimate == estimate_tokens(result.context)
 
 
-def test_only_owner_approved_shared_active_memories_are_injected(owner_actor, agent_actor, make_token):
+def test_only_owner_approved_shared_active_memories_are_injected(
+    owner_actor, agent_actor, make_token
+):
     private_reader = Actor.agent(make_token("codex", scopes=["memories:read", "private:read"])[0])
     approved = remember(owner_actor, "The shop database is PostgreSQL 16.").id
     locked = remember(owner_actor, "The shop database backups run nightly.", trust="locked").id
@@ -59,7 +70,10 @@ def test_only_owner_approved_shared_active_memories_are_injected(owner_actor, ag
 
 def test_at_most_eight_memories_and_800_tokens_are_injected(owner_actor, agent_actor):
     for index in range(12):
-        remember(owner_actor, f"Release checklist step {index}: " + "verify the payment flow carefully " * 20)
+        remember(
+            owner_actor,
+            f"Release checklist step {index}: " + "verify the payment flow carefully " * 20,
+        )
 
     result = inject(actor=agent_actor, prompt="release checklist payment flow")
 
@@ -74,8 +88,15 @@ def test_at_most_eight_memories_and_800_tokens_are_injected(owner_actor, agent_a
 
 
 def test_scope_is_global_and_this_project_never_another(owner_actor, agent_actor):
-    ours = remember(owner_actor, "The shop uses Redis for carts.", scope_type="project", scope_key=PROJECT).id
-    remember(owner_actor, "The blog uses Redis for carts.", scope_type="project", scope_key="github:acme/blog")
+    ours = remember(
+        owner_actor, "The shop uses Redis for carts.", scope_type="project", scope_key=PROJECT
+    ).id
+    remember(
+        owner_actor,
+        "The blog uses Redis for carts.",
+        scope_type="project",
+        scope_key="github:acme/blog",
+    )
     general = remember(owner_actor, "Prefer Redis streams over lists for carts.").id
 
     shop = inject(actor=agent_actor, prompt="redis carts", project_key=PROJECT)
@@ -87,9 +108,13 @@ def test_scope_is_global_and_this_project_never_another(owner_actor, agent_actor
 
 
 def test_a_workspace_remote_url_becomes_the_project_key(owner_actor, agent_actor):
-    ours = remember(owner_actor, "The shop uses Redis for carts.", scope_type="project", scope_key=PROJECT).id
+    ours = remember(
+        owner_actor, "The shop uses Redis for carts.", scope_type="project", scope_key=PROJECT
+    ).id
 
-    result = inject(actor=agent_actor, prompt="redis carts", workspace="git@github.com:Acme/shop.git")
+    result = inject(
+        actor=agent_actor, prompt="redis carts", workspace="git@github.com:Acme/shop.git"
+    )
 
     assert result.project_key == PROJECT
     assert [item["id"] for item in result.items] == [str(ours)]
@@ -138,7 +163,9 @@ def test_memory_text_cannot_close_the_fence(owner_actor, agent_actor):
 
     result = inject(actor=agent_actor, prompt="deploy notes")
 
-    assert result.context.count(INJECTION_CLOSE) == 1 and result.context.endswith(INJECTION_CLOSE + "\n")
+    assert result.context.count(INJECTION_CLOSE) == 1 and result.context.endswith(
+        INJECTION_CLOSE + "\n"
+    )
     assert result.context.count(INJECTION_OPEN) == 1
 
 
@@ -152,7 +179,9 @@ def test_output_is_byte_identical_for_the_same_store_and_prompt(owner_actor, age
     assert first.context == second.context and first.context
 
 
-def test_over_the_time_budget_nothing_is_injected_and_the_reason_says_so(owner_actor, agent_actor, settings):
+def test_over_the_time_budget_nothing_is_injected_and_the_reason_says_so(
+    owner_actor, agent_actor, settings
+):
     remember(owner_actor, "Deploy the shop with Kubernetes.")
     settings.CONTINUITY_INJECT_BUDGET_MS = 0.001
 

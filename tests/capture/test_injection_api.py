@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from capture.markers import INJECTION_OPEN
-from capture.models import InjectionReceipt
+from injection.models import InjectionReceipt
 from tests.api.helpers import ApiClient
 from tests.memories.helpers import remember
 
@@ -25,9 +25,21 @@ def api(client, make_token) -> ApiClient:
 
 
 def test_inject_returns_the_block_items_and_receipt(api, owner_actor):
-    memory = remember(owner_actor, "The shop deploys with Kubernetes.", scope_type="project", scope_key="github:acme/shop")
+    memory = remember(
+        owner_actor,
+        "The shop deploys with Kubernetes.",
+        scope_type="project",
+        scope_key="github:acme/shop",
+    )
 
-    response = api.post("inject", {"prompt": "how does the shop deploy?", "workspace": "https://github.com/acme/shop.git", "agent": "codex"})
+    response = api.post(
+        "inject",
+        {
+            "prompt": "how does the shop deploy?",
+            "workspace": "https://github.com/acme/shop.git",
+            "agent": "codex",
+        },
+    )
 
     assert response.status_code == 200
     body = response.json()

@@ -6,8 +6,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from capture.injection import inject
-from continuity.actors import Actor
+from foundation.actors import Actor
+from injection.services import inject
 from tests.dashboard.conftest import DashboardClient
 from tests.memories.helpers import remember
 
@@ -34,8 +34,13 @@ def injected(owner_actor, make_token):
     carts = remember(owner_actor, "Carts are kept in Redis.", **shop).id
     claude = Actor.agent(make_token("claude-code")[0])
     codex = Actor.agent(make_token("codex")[0])
-    for actor, prompt in [(claude, "kubernetes helm deploy"), (claude, "kubernetes helm deploy"),
-                          (codex, "kubernetes helm deploy"), (codex, "redis carts"), (codex, "天气怎么样")]:
+    for actor, prompt in [
+        (claude, "kubernetes helm deploy"),
+        (claude, "kubernetes helm deploy"),
+        (codex, "kubernetes helm deploy"),
+        (codex, "redis carts"),
+        (codex, "天气怎么样"),
+    ]:
         inject(actor=actor, prompt=prompt, project_key="github:acme/shop")
     return {"deploy": deploy, "carts": carts}
 
@@ -45,7 +50,9 @@ def test_the_injections_page_sums_calls_memories_and_tokens_per_agent_and_day(br
 
     assert response.status_code == 200
     page = response.content.decode()
-    rows = page.split('<table class="injections-summary">')[1].split("</table>")[0].split("<tr>")[2:]
+    rows = (
+        page.split('<table class="injections-summary">')[1].split("</table>")[0].split("<tr>")[2:]
+    )
     claude = next(row for row in rows if "<td>claude-code</td>" in row)
     codex = next(row for row in rows if "<td>codex</td>" in row)
     assert "<td>2</td><td>0</td><td>1</td>" in claude  # calls, empty, distinct memories

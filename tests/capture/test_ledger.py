@@ -20,7 +20,12 @@ def submit(django_capture_on_commit_callbacks):
     def post(actor, items, *, source="claude_code", thread_id="s-1", **extra):
         with django_capture_on_commit_callbacks(execute=True):
             batch = batch_submit(
-                actor=actor, source=source, thread_id=thread_id, items=items, size_bytes=100, **extra
+                actor=actor,
+                source=source,
+                thread_id=thread_id,
+                items=items,
+                size_bytes=100,
+                **extra,
             )
         batch.refresh_from_db()
         return batch
@@ -100,11 +105,15 @@ def test_a_source_that_trims_old_lines_keeps_the_fingerprints_of_the_rest(submit
         return [row[:3] for row in stored(thread_id) if row[0] == "u-7"]
 
     assert tail("full") == tail("trimmed") == [("u-7", 0, "user"), ("u-7", 1, "assistant")]
-    full = dict(ConversationEvent.objects.filter(thread__external_id="full").values_list("seq", "text"))
+    full = dict(
+        ConversationEvent.objects.filter(thread__external_id="full").values_list("seq", "text")
+    )
     assert full[0].startswith("请记住")
 
 
-def test_a_crash_mid_batch_then_a_retry_leaves_no_duplicate_and_no_gap(submit, agent_actor, monkeypatch):
+def test_a_crash_mid_batch_then_a_retry_leaves_no_duplicate_and_no_gap(
+    submit, agent_actor, monkeypatch
+):
     real = extraction.propose_candidates
     calls = []
 
@@ -153,7 +162,9 @@ def test_the_task_retries_a_failed_attempt_and_records_it(submit, agent_actor, m
     assert ConversationEvent.objects.count() == 4
 
 
-def test_a_batch_failing_every_attempt_is_failed_and_its_thread_shows_why(submit, agent_actor, monkeypatch):
+def test_a_batch_failing_every_attempt_is_failed_and_its_thread_shows_why(
+    submit, agent_actor, monkeypatch
+):
     def always(thread, events, *, agent_name):
         raise RuntimeError("password=Zq8!vR2#kL9 broke extraction")
 
@@ -168,7 +179,9 @@ def test_a_batch_failing_every_attempt_is_failed_and_its_thread_shows_why(submit
 
 def test_a_dry_run_counts_what_would_be_stored_and_stores_nothing(submit, agent_actor, monkeypatch):
     seen = []
-    monkeypatch.setattr(extraction, "find_proposals", lambda events: seen.extend(events) or ["p1", "p2"])
+    monkeypatch.setattr(
+        extraction, "find_proposals", lambda events: seen.extend(events) or ["p1", "p2"]
+    )
     batch = submit(agent_actor, items_of("claude_code"), dry_run=True)
 
     assert batch.status == BatchStatus.DONE and batch.items is None
@@ -180,7 +193,9 @@ def test_a_dry_run_counts_what_would_be_stored_and_stores_nothing(submit, agent_
     assert (thread.checkpoint_run, thread.checkpoint_seq, thread.event_count) == ("", -1, 0)
 
 
-def test_new_events_are_handed_to_extraction_in_the_same_transaction(submit, agent_actor, monkeypatch):
+def test_new_events_are_handed_to_extraction_in_the_same_transaction(
+    submit, agent_actor, monkeypatch
+):
     handed = []
 
     def record(thread, events, *, agent_name):

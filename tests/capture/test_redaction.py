@@ -5,7 +5,9 @@ from __future__ import annotations
 import hashlib
 from datetime import date
 
-from hypothesis import assume, given, settings as hypothesis_settings, strategies as st
+from hypothesis import assume, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from capture.redaction import redact
 from memories import gates
@@ -35,7 +37,9 @@ def luhn_digit(body: str) -> str:
 @st.composite
 def cards(draw, *, valid: bool):
     prefix, length, groups = draw(st.sampled_from(ISSUERS))
-    body = prefix + draw(st.text("0123456789", min_size=length - len(prefix) - 1, max_size=length - len(prefix) - 1))
+    body = prefix + draw(
+        st.text("0123456789", min_size=length - len(prefix) - 1, max_size=length - len(prefix) - 1)
+    )
     check = luhn_digit(body)
     if not valid:
         check = draw(st.sampled_from([d for d in "0123456789" if d != check]))
@@ -67,7 +71,9 @@ def test_valid_card_numbers_are_always_redacted(card, template):
     digits, printed = card
     result = redact(template.format(printed))
     assert result.counts == {"card_number": 1}
-    assert printed not in result.text and digits not in result.text.replace(" ", "").replace("-", "")
+    assert printed not in result.text and digits not in result.text.replace(" ", "").replace(
+        "-", ""
+    )
 
 
 @hypothesis_settings(max_examples=300, deadline=None)
@@ -120,7 +126,9 @@ def test_each_rule_is_counted_and_only_the_hash_of_the_original_is_kept():
         "password_assignment": 1, "card_number": 1, "authorization_header": 1, "aws_access_key": 1,
     }  # fmt: skip
     assert "Zq8!vR2#kL9" not in result.text and "5555" not in result.text
-    assert "[REDACTED:card_number]" in result.text and result.text.startswith("用户密码是 [REDACTED:")
+    assert "[REDACTED:card_number]" in result.text and result.text.startswith(
+        "用户密码是 [REDACTED:"
+    )
     assert result.original_sha256 == hashlib.sha256(original.encode()).hexdigest()
 
 

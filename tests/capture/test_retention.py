@@ -7,12 +7,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from capture.models import (
-    BatchStatus, CaptureBatch, CaptureThread, Candidate, ConversationEvent, InjectionReceipt,
-)  # fmt: skip
-from continuity.maintenance import retention
-from continuity.maintenance.retention import purge, rule_get
-from continuity.maintenance.runs import Deadline
+from capture.models import BatchStatus, Candidate, CaptureBatch, CaptureThread, ConversationEvent
+from foundation.maintenance import retention
+from foundation.maintenance.retention import purge, rule_get
+from foundation.maintenance.runs import Deadline
+from injection.models import InjectionReceipt
 
 pytestmark = pytest.mark.django_db
 
@@ -61,7 +60,9 @@ def test_old_pending_candidates_expire_keeping_their_evidence(owner):
     candidate(owner, "a"), candidate(owner, "b", days=2), candidate(owner, "c", "approved")
 
     assert purge(rule_get("pending_candidates"), deadline=forever())["removed"] == 1
-    statuses = {c.fingerprint: (c.status, c.evidence[0]["sentence"]) for c in Candidate.objects.all()}
+    statuses = {
+        c.fingerprint: (c.status, c.evidence[0]["sentence"]) for c in Candidate.objects.all()
+    }
     assert statuses == {
         "a": ("expired", "我们决定用 Redis 做缓存。"), "b": ("pending", "我们决定用 Redis 做缓存。"),
         "c": ("approved", "我们决定用 Redis 做缓存。"),

@@ -11,9 +11,8 @@ from django.db import connection, transaction
 
 from capture.models import Candidate
 from capture.services.review import candidate_approve, candidate_reject
-from continuity.errors import ErrorCode, ServiceError
+from foundation.errors import ErrorCode, ServiceError
 from memories.models import Memory
-
 from tests.threads import run_in_threads
 
 from .inbox_helpers import pending, propose
@@ -22,7 +21,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 THREADS = 8
 
 
-def test_concurrent_approves_and_rejects_of_one_candidate_have_exactly_one_winner(owner_actor, owner):
+def test_concurrent_approves_and_rejects_of_one_candidate_have_exactly_one_winner(
+    owner_actor, owner
+):
     propose(owner, "我们决定用 Redis 做缓存。")
     (candidate,) = pending(owner)
 
@@ -35,7 +36,9 @@ def test_concurrent_approves_and_rejects_of_one_candidate_have_exactly_one_winne
     winners = [outcome for outcome in outcomes if isinstance(outcome, str)]
     losers = [outcome for outcome in outcomes if isinstance(outcome, Exception)]
     assert len(winners) == 1, outcomes
-    assert all(isinstance(error, ServiceError) and error.code == ErrorCode.CONFLICT for error in losers), losers
+    assert all(
+        isinstance(error, ServiceError) and error.code == ErrorCode.CONFLICT for error in losers
+    ), losers
     assert Candidate.objects.get(pk=candidate.pk).status == winners[0]
     assert Memory.objects.count() == (1 if winners[0] == "approved" else 0)
 

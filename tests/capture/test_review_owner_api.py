@@ -24,15 +24,26 @@ def api(owner) -> OwnerClient:
 @pytest.fixture
 def inbox(owner):
     propose(owner, "I prefer tabs over spaces.", agent="claude-code", external_id="a")
-    propose(owner, "我们决定用 Redis 做缓存。", agent="codex", external_id="b", project_key="github:ada/api")
+    propose(
+        owner,
+        "我们决定用 Redis 做缓存。",
+        agent="codex",
+        external_id="b",
+        project_key="github:ada/api",
+    )
     return {candidate.content: candidate for candidate in pending(owner)}
 
 
 def test_the_list_is_newest_first_and_filters_by_status_agent_and_project(api, inbox):
     body = api.get("/candidates/").json()
-    assert [item["content"] for item in body["results"]] == ["我们决定用 Redis 做缓存", "I prefer tabs over spaces"]
+    assert [item["content"] for item in body["results"]] == [
+        "我们决定用 Redis 做缓存",
+        "I prefer tabs over spaces",
+    ]
     assert body["next_cursor"] is None
-    assert [i["content"] for i in api.get("/candidates/", {"agent": "codex"}).json()["results"]] == ["我们决定用 Redis 做缓存"]
+    assert [
+        i["content"] for i in api.get("/candidates/", {"agent": "codex"}).json()["results"]
+    ] == ["我们决定用 Redis 做缓存"]
     only = api.get("/candidates/", {"project": "github:ada/api"}).json()["results"]
     assert [(i["scope_type"], i["scope_key"]) for i in only] == [("project", "github:ada/api")]
     assert api.get("/candidates/", {"status": "approved"}).json()["results"] == []
@@ -52,7 +63,9 @@ def test_approve_over_http_creates_the_memory_and_shows_what_it_replaced(api, ow
     (candidate,) = pending(owner)
     detail = api.get(f"/candidates/{candidate.pk}/").json()
     assert detail["replaces_memory"]["id"] == str(old)
-    response = api.post(f"/candidates/{candidate.pk}/approve/", {"replace": True, "visibility": "shared"})
+    response = api.post(
+        f"/candidates/{candidate.pk}/approve/", {"replace": True, "visibility": "shared"}
+    )
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["status"] == "approved" and body["approved_visibility"] == "shared"
@@ -63,9 +76,16 @@ def test_approve_over_http_creates_the_memory_and_shows_what_it_replaced(api, ow
 
 def test_approve_with_an_edit_over_http(api, inbox):
     candidate = inbox["我们决定用 Redis 做缓存"]
-    body = api.post(f"/candidates/{candidate.pk}/approve/", {"content": "缓存统一用 Redis 7。", "kind": "constraint"}).json()
+    body = api.post(
+        f"/candidates/{candidate.pk}/approve/",
+        {"content": "缓存统一用 Redis 7。", "kind": "constraint"},
+    ).json()
     memory = Memory.objects.get(pk=body["memory"])
-    assert (memory.content, memory.kind, memory.scope_key) == ("缓存统一用 Redis 7。", "constraint", "github:ada/api")
+    assert (memory.content, memory.kind, memory.scope_key) == (
+        "缓存统一用 Redis 7。",
+        "constraint",
+        "github:ada/api",
+    )
 
 
 @pytest.mark.parametrize(
@@ -82,7 +102,9 @@ def test_approve_with_an_edit_over_http(api, inbox):
 def test_bad_approvals_answer_in_the_envelope_and_change_nothing(api, inbox, body, status, code):
     candidate = inbox["I prefer tabs over spaces"]
     error_of(api.post(f"/candidates/{candidate.pk}/approve/", body), status, code)
-    assert Candidate.objects.get(pk=candidate.pk).status == "pending" and Memory.objects.count() == 0
+    assert (
+        Candidate.objects.get(pk=candidate.pk).status == "pending" and Memory.objects.count() == 0
+    )
 
 
 def test_reject_then_the_rejection_is_listed_and_can_be_forgiven(api, inbox, owner):
@@ -97,8 +119,17 @@ def test_reject_then_the_rejection_is_listed_and_can_be_forgiven(api, inbox, own
 
 def test_bulk_over_http_is_all_or_nothing(api, inbox):
     ids = [str(candidate.pk) for candidate in inbox.values()]
-    error_of(api.post("/candidates/bulk/", {"action": "approve", "ids": [*ids, "0" * 8 + "-0000-0000-0000-" + "0" * 12]}), 404, "NOT_FOUND")
-    error_of(api.post("/candidates/bulk/", {"action": "approve", "ids": []}), 400, "VALIDATION_ERROR")
+    error_of(
+        api.post(
+            "/candidates/bulk/",
+            {"action": "approve", "ids": [*ids, "0" * 8 + "-0000-0000-0000-" + "0" * 12]},
+        ),
+        404,
+        "NOT_FOUND",
+    )
+    error_of(
+        api.post("/candidates/bulk/", {"action": "approve", "ids": []}), 400, "VALIDATION_ERROR"
+    )
     assert Memory.objects.count() == 0
     body = api.post("/candidates/bulk/", {"action": "reject", "ids": ids}).json()
     assert {item["status"] for item in body["results"]} == {"rejected"}
@@ -114,7 +145,9 @@ def test_never_remember_patterns_over_http(api, inbox, owner):
     assert not NeverRememberPattern.objects.exists()
 
 
-def test_another_owner_sees_none_of_it_and_agents_tokens_are_refused(inbox, other_owner, make_token):
+def test_another_owner_sees_none_of_it_and_agents_tokens_are_refused(
+    inbox, other_owner, make_token
+):
     candidate = inbox["I prefer tabs over spaces"]
     other = OwnerClient(other_owner)
     assert other.get("/candidates/").json()["results"] == []
@@ -122,7 +155,9 @@ def test_another_owner_sees_none_of_it_and_agents_tokens_are_refused(inbox, othe
     error_of(other.post(f"/candidates/{candidate.pk}/approve/"), 404, "NOT_FOUND")
     error_of(OwnerClient().get("/candidates/"), 401, "UNAUTHORIZED")
     _, raw = make_token("claude-code")
-    error_of(OwnerClient().get("/candidates/", HTTP_AUTHORIZATION=f"Bearer {raw}"), 401, "UNAUTHORIZED")
+    error_of(
+        OwnerClient().get("/candidates/", HTTP_AUTHORIZATION=f"Bearer {raw}"), 401, "UNAUTHORIZED"
+    )
     assert Candidate.objects.get(pk=candidate.pk).status == "pending"
 
 

@@ -12,7 +12,7 @@ from django.core.management.base import CommandError
 from django.utils import timezone
 
 from capture.models import BatchStatus, CaptureBatch, CaptureThread
-from continuity.tasks import HEARTBEAT_CACHE_KEY
+from foundation.tasks import HEARTBEAT_CACHE_KEY
 
 pytestmark = pytest.mark.django_db
 PROBE = "capture ingestion"
@@ -48,7 +48,10 @@ def test_pending_batches_and_nothing_processed_for_ten_minutes_is_unhealthy(clie
 
     assert body["status"] == "degraded"
     assert body["watchdog"]["work"][PROBE]["pending"] == 2
-    assert any(p.startswith(f"{PROBE}: 2 pending but nothing processed for") for p in body["watchdog"]["problems"])
+    assert any(
+        p.startswith(f"{PROBE}: 2 pending but nothing processed for")
+        for p in body["watchdog"]["problems"]
+    )
 
 
 def test_a_batch_that_just_arrived_after_a_quiet_hour_is_not_a_stall(client, batch):

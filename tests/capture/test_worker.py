@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.workers.test_integration import ROOT, WORK_TIMEOUT, instance, wait_until  # noqa: F401
+from tests.workers.instance import ROOT, WORK_TIMEOUT, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -34,7 +34,9 @@ def test_a_worker_started_without_queue_options_processes_a_posted_batch(instanc
     rows = wait_until(processed, "the batch processed", WORK_TIMEOUT, instance)
     assert '"events": 9' in str(rows[0][1]) or "'events': 9" in str(rows[0][1])
     assert instance.query("SELECT count(*) FROM capture_conversationevent") == [(9,)]
-    assert instance.query("SELECT checkpoint_run, checkpoint_seq FROM capture_capturethread") == [("u-7", 1)]
+    assert instance.query("SELECT checkpoint_run, checkpoint_seq FROM capture_capturethread") == [
+        ("u-7", 1)
+    ]
 
     post(instance, "claude_code", "sess-1")  # the same transcript again: nothing new
     wait_until(lambda: instance.query("SELECT count(*) FROM capture_capturebatch WHERE status = 'done'") == [(2,)],

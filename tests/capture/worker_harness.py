@@ -21,8 +21,8 @@ def main(argv: list[str]) -> None:
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from continuity.actors import Actor
-    from continuity.tokens import token_create
+    from accounts.tokens import token_create
+    from foundation.actors import Actor
     from tests.capture.helpers import items_of
 
     command, source, thread_id = argv

@@ -1,6 +1,6 @@
 """Run in a subprocess by the end-to-end test, against that instance's own settings.
 
-    python -m tests.client.e2e_harness owner   # the owner (password below) and a hook token, as JSON
+python -m tests.client.e2e_harness owner   # the owner (password below) and a hook token, as JSON
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ def main(argv: list[str]) -> None:
     django.setup()
     from django.contrib.auth import get_user_model
 
-    from continuity.actors import Actor
-    from continuity.tokens import token_create
+    from accounts.tokens import token_create
+    from foundation.actors import Actor
 
     if argv != ["owner"]:
         raise SystemExit(f"unknown command {argv!r}")

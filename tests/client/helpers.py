@@ -23,11 +23,17 @@ class Run:
 
 
 def client_env(home: Path, **extra: str) -> dict:
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("CONTINUITY_", "CODEX_"))}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("CONTINUITY_", "CODEX_"))
+    }
     return env | {"HOME": str(home), "CODEX_HOME": str(home / ".codex")} | extra
 
 
-def continuity(home: Path, *args: str, stdin: str | dict = "", timeout: float = 30, **env: str) -> Run:
+def continuity(
+    home: Path, *args: str, stdin: str | dict = "", timeout: float = 30, **env: str
+) -> Run:
     data = json.dumps(stdin, ensure_ascii=False) if isinstance(stdin, dict) else stdin
     started = time.monotonic()
     result = subprocess.run(
@@ -42,7 +48,11 @@ def git_checkout(path: Path, remote: str | None) -> Path:
     (path / ".git").mkdir(parents=True)
     lines = ["[core]", "\tbare = false"]
     if remote:
-        lines += ['[remote "origin"]', f"\turl = {remote}", "\tfetch = +refs/heads/*:refs/remotes/origin/*"]
+        lines += [
+            '[remote "origin"]',
+            f"\turl = {remote}",
+            "\tfetch = +refs/heads/*:refs/remotes/origin/*",
+        ]
     (path / ".git" / "config").write_text("\n".join(lines) + "\n")
     return path
 

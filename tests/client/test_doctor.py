@@ -14,13 +14,21 @@ def test_a_wired_machine_passes_every_check(server, home):
     continuity(home, "setup", "claude", "--url", url, "--token", token)
     watermarks = home / ".continuity" / "state" / "watermarks"
     watermarks.mkdir(parents=True)
-    (watermarks / "claude_code-abc.json").write_text('{"session_id": "s", "transcript_path": "/t", "offset": 10, "lines": 2}')
+    (watermarks / "claude_code-abc.json").write_text(
+        '{"session_id": "s", "transcript_path": "/t", "offset": 10, "lines": 2}'
+    )
 
     run = continuity(home, "doctor")
 
     assert run.returncode == 0, run.stdout
-    assert "[ok] token: valid for agent 'claude-code', scopes capture:write, memories:read" in run.stdout
-    assert "[ok] hooks: claude installed" in run.stdout and "[ok] watermarks: 1 session(s) readable" in run.stdout
+    assert (
+        "[ok] token: valid for agent 'claude-code', scopes capture:write, memories:read"
+        in run.stdout
+    )
+    assert (
+        "[ok] hooks: claude installed" in run.stdout
+        and "[ok] watermarks: 1 session(s) readable" in run.stdout
+    )
     assert run.stdout.rstrip().endswith("all checks passed")
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from tests.client.helpers import continuity, git_checkout, hook_log
 from tests.mcp.live import free_port
-from tests.workers.test_integration import ROOT, WORK_TIMEOUT, instance, wait_until  # noqa: F401
+from tests.workers.instance import ROOT, WORK_TIMEOUT, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -25,7 +25,13 @@ PROMPT = "Remember that the shop deploys through the blue-green pipeline on Frid
 
 
 def transcript_lines(cwd) -> str:
-    common = {"sessionId": SESSION, "cwd": str(cwd), "version": "2.1.150", "userType": "external", "isSidechain": False}
+    common = {
+        "sessionId": SESSION,
+        "cwd": str(cwd),
+        "version": "2.1.150",
+        "userType": "external",
+        "isSidechain": False,
+    }
     lines = [
         {"type": "summary", "summary": "Deploying the shop", "leafUuid": "a-2"},
         {"type": "user", "uuid": "u-1", "parentUuid": None, "timestamp": "2026-11-29T09:00:00.000Z",
@@ -84,10 +90,14 @@ def counts(instance) -> tuple:  # noqa: F811
 
 
 def batches_done(instance, n: int):  # noqa: F811
-    return lambda: instance.query("SELECT count(*) FROM capture_capturebatch WHERE status = 'done'") == [(n,)]
+    return lambda: (
+        instance.query("SELECT count(*) FROM capture_capturebatch WHERE status = 'done'") == [(n,)]
+    )
 
 
-def test_a_stop_hook_capture_becomes_an_approved_memory_that_the_prompt_hook_injects(instance, server, tmp_path):  # noqa: F811
+def test_a_stop_hook_capture_becomes_an_approved_memory_that_the_prompt_hook_injects(
+    instance, server, tmp_path
+):  # noqa: F811
     credentials = json.loads(subprocess.run(
         [sys.executable, "-m", "tests.client.e2e_harness", "owner"], cwd=ROOT, env=instance.env,
         check=True, capture_output=True, text=True, timeout=120,
@@ -99,13 +109,20 @@ def test_a_stop_hook_capture_becomes_an_approved_memory_that_the_prompt_hook_inj
     transcript.write_text(transcript_lines(checkout), encoding="utf-8")
     stop = {"session_id": SESSION, "transcript_path": str(transcript), "cwd": str(checkout), "permission_mode": "default",
             "hook_event_name": "Stop", "stop_hook_active": False, "last_assistant_message": "Noted: blue-green pipeline, Fridays."}  # fmt: skip
-    assert continuity(home, "setup", "claude", "--url", server, "--token", credentials["token"]).returncode == 0
+    assert (
+        continuity(
+            home, "setup", "claude", "--url", server, "--token", credentials["token"]
+        ).returncode
+        == 0
+    )
     instance.start_worker("w1")
 
     run = continuity(home, "hook", "claude-stop", stdin=stop)
     assert (run.returncode, run.stdout, run.stderr) == (0, "", ""), hook_log(home)
     wait_until(batches_done(instance, 1), "the batch processed", WORK_TIMEOUT, instance)
-    pending = instance.query("SELECT id, content, scope_type, scope_key FROM capture_candidate WHERE status = 'pending'")
+    pending = instance.query(
+        "SELECT id, content, scope_type, scope_key FROM capture_candidate WHERE status = 'pending'"
+    )
     assert len(pending) == 1, pending
     candidate_id, content = str(pending[0][0]), pending[0][1]
     assert "blue-green pipeline" in content
@@ -113,7 +130,9 @@ def test_a_stop_hook_capture_becomes_an_approved_memory_that_the_prompt_hook_inj
         candidate_id = f"{candidate_id[:8]}-{candidate_id[8:12]}-{candidate_id[12:16]}-{candidate_id[16:20]}-{candidate_id[20:]}"
 
     owner = owner_session(server, credentials)
-    approved = owner.post(f"/api/owner/candidates/{candidate_id}/approve/", json={"visibility": "shared"})
+    approved = owner.post(
+        f"/api/owner/candidates/{candidate_id}/approve/", json={"visibility": "shared"}
+    )
     owner.close()
     assert approved.status_code == 200, approved.text
 

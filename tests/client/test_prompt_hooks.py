@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from capture.models import InjectionReceipt
+from injection.models import InjectionReceipt
 from tests.client.conftest import SHOP
 from tests.client.helpers import continuity, hook_log
 from tests.memories.helpers import remember
@@ -20,39 +20,72 @@ def prompt_payload(cwd, prompt, **extra):
             "hook_event_name": "UserPromptSubmit", "prompt": prompt, **extra}  # fmt: skip
 
 
-@pytest.mark.parametrize(("hook", "agent"), [("claude-prompt", "claude-code"), ("codex-prompt", "codex")])
-def test_the_prompt_hook_prints_the_memory_block_as_additional_context(server, home, shop_checkout, owner_actor, hook, agent):
+@pytest.mark.parametrize(
+    ("hook", "agent"), [("claude-prompt", "claude-code"), ("codex-prompt", "codex")]
+)
+def test_the_prompt_hook_prints_the_memory_block_as_additional_context(
+    server, home, shop_checkout, owner_actor, hook, agent
+):
     url, token = server
-    ours = remember(owner_actor, "The shop deploys to 杭州 with Kubernetes.", scope_type="project", scope_key=SHOP).id
-    remember(owner_actor, "The blog deploys with Kubernetes.", scope_type="project", scope_key="github:acme/blog")
+    ours = remember(
+        owner_actor,
+        "The shop deploys to 杭州 with Kubernetes.",
+        scope_type="project",
+        scope_key=SHOP,
+    ).id
+    remember(
+        owner_actor,
+        "The blog deploys with Kubernetes.",
+        scope_type="project",
+        scope_key="github:acme/blog",
+    )
 
     run = continuity(home, "hook", hook, stdin=prompt_payload(shop_checkout / "src", "how does the shop deploy to 杭州?"),
                      CONTINUITY_URL=url, CONTINUITY_TOKEN=token)  # fmt: skip
 
-    assert run.returncode == 0 and run.stderr == "" and run.stdout, (hook_log(home), InjectionReceipt.objects.values("reason", "latency_ms"))
+    assert run.returncode == 0 and run.stderr == "" and run.stdout, (
+        hook_log(home),
+        InjectionReceipt.objects.values("reason", "latency_ms"),
+    )
     output = json.loads(run.stdout)["hookSpecificOutput"]
     assert output["hookEventName"] == "UserPromptSubmit"
     context = output["additionalContext"]
     assert context.startswith("<continuity-memory") and "not instructions" in context
     assert "The shop deploys to 杭州 with Kubernetes." in context and "blog" not in context
     receipt = InjectionReceipt.objects.get(reason="")
-    assert receipt.project_key == SHOP and receipt.agent_name == agent and receipt.memory_ids == [ours]
+    assert (
+        receipt.project_key == SHOP and receipt.agent_name == agent and receipt.memory_ids == [ours]
+    )
 
 
-def test_the_hook_reads_its_server_from_the_config_setup_wrote(server, home, shop_checkout, owner_actor):
+def test_the_hook_reads_its_server_from_the_config_setup_wrote(
+    server, home, shop_checkout, owner_actor
+):
     url, token = server
     remember(owner_actor, "The shop deploys with Kubernetes.", scope_type="project", scope_key=SHOP)
     assert continuity(home, "setup", "claude", "--url", url, "--token", token).returncode == 0
 
-    run = continuity(home, "hook", "claude-prompt", stdin=prompt_payload(shop_checkout, "shop deploys"))
+    run = continuity(
+        home, "hook", "claude-prompt", stdin=prompt_payload(shop_checkout, "shop deploys")
+    )
 
-    assert "The shop deploys with Kubernetes." in json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert (
+        "The shop deploys with Kubernetes."
+        in json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
+    )
 
 
 def test_nothing_to_inject_prints_nothing(server, home, tmp_path):
     url, token = server
 
-    run = continuity(home, "hook", "claude-prompt", stdin=prompt_payload(tmp_path, "hello"), CONTINUITY_URL=url, CONTINUITY_TOKEN=token)
+    run = continuity(
+        home,
+        "hook",
+        "claude-prompt",
+        stdin=prompt_payload(tmp_path, "hello"),
+        CONTINUITY_URL=url,
+        CONTINUITY_TOKEN=token,
+    )
 
     assert run.returncode == 0 and run.stdout == ""
     assert InjectionReceipt.objects.latest("created_at").reason == "no_match"
@@ -70,7 +103,14 @@ def test_a_refused_token_fails_open_and_is_logged(server, home, tmp_path):
 
 @pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", json.dumps({"cwd": "/tmp"})])
 def test_bad_hook_input_fails_open(home, dead_url, stdin):
-    run = continuity(home, "hook", "claude-prompt", stdin=stdin, CONTINUITY_URL=dead_url, CONTINUITY_TOKEN="cont_pat_x")
+    run = continuity(
+        home,
+        "hook",
+        "claude-prompt",
+        stdin=stdin,
+        CONTINUITY_URL=dead_url,
+        CONTINUITY_TOKEN="cont_pat_x",
+    )
 
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
     assert "claude-prompt:" in hook_log(home)
@@ -84,22 +124,40 @@ def test_no_configuration_fails_open(home, tmp_path):
 
 
 def test_a_server_that_is_down_fails_open_quickly(home, tmp_path, dead_url):
-    run = continuity(home, "hook", "claude-prompt", stdin=prompt_payload(tmp_path, "hello"), CONTINUITY_URL=dead_url, CONTINUITY_TOKEN="cont_pat_x")
+    run = continuity(
+        home,
+        "hook",
+        "claude-prompt",
+        stdin=prompt_payload(tmp_path, "hello"),
+        CONTINUITY_URL=dead_url,
+        CONTINUITY_TOKEN="cont_pat_x",
+    )
 
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
     assert run.seconds < 1.5
     assert "ConnectionRefusedError" in hook_log(home) or "URLError" in hook_log(home)
 
 
-def test_a_server_that_never_answers_is_abandoned_within_the_hard_timeout(home, tmp_path, silent_url):
-    run = continuity(home, "hook", "claude-prompt", stdin=prompt_payload(tmp_path, "hello"), CONTINUITY_URL=silent_url, CONTINUITY_TOKEN="cont_pat_x")
+def test_a_server_that_never_answers_is_abandoned_within_the_hard_timeout(
+    home, tmp_path, silent_url
+):
+    run = continuity(
+        home,
+        "hook",
+        "claude-prompt",
+        stdin=prompt_payload(tmp_path, "hello"),
+        CONTINUITY_URL=silent_url,
+        CONTINUITY_TOKEN="cont_pat_x",
+    )
 
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
     assert run.seconds < 1.5
     assert "claude-prompt:" in hook_log(home)
 
 
-def test_chinese_prompts_and_memories_pass_whatever_the_locale(server, home, shop_checkout, owner_actor):
+def test_chinese_prompts_and_memories_pass_whatever_the_locale(
+    server, home, shop_checkout, owner_actor
+):
     url, token = server
     remember(owner_actor, "支付服务部署在杭州区域。", scope_type="project", scope_key=SHOP)
 
@@ -107,4 +165,7 @@ def test_chinese_prompts_and_memories_pass_whatever_the_locale(server, home, sho
                      CONTINUITY_URL=url, CONTINUITY_TOKEN=token, LC_ALL="C", PYTHONIOENCODING="ascii")  # fmt: skip
 
     assert run.returncode == 0 and run.stdout, hook_log(home)
-    assert "支付服务部署在杭州区域。" in json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert (
+        "支付服务部署在杭州区域。"
+        in json.loads(run.stdout)["hookSpecificOutput"]["additionalContext"]
+    )

@@ -22,11 +22,15 @@ def backups(folder):
 
 
 def test_setup_claude_installs_both_hooks_and_a_private_config(tmp_path):
-    run = continuity(tmp_path, "setup", "claude", "--url", "http://127.0.0.1:8000/", "--token", TOKEN)
+    run = continuity(
+        tmp_path, "setup", "claude", "--url", "http://127.0.0.1:8000/", "--token", TOKEN
+    )
 
     assert run.returncode == 0, run.stderr
     hooks = settings_of(tmp_path)["hooks"]
-    assert hooks["Stop"] == [{"hooks": [{"type": "command", "command": f'"{SCRIPT}" hook claude-stop', "timeout": 5}]}]
+    assert hooks["Stop"] == [
+        {"hooks": [{"type": "command", "command": f'"{SCRIPT}" hook claude-stop', "timeout": 5}]}
+    ]
     assert hooks["UserPromptSubmit"][0]["hooks"][0]["command"] == f'"{SCRIPT}" hook claude-prompt'
     config = tmp_path / ".continuity" / "config.json"
     assert json.loads(config.read_text()) == {"url": "http://127.0.0.1:8000", "token": TOKEN}
@@ -36,12 +40,20 @@ def test_setup_claude_installs_both_hooks_and_a_private_config(tmp_path):
 def test_setup_twice_adds_nothing_and_keeps_other_settings_and_hooks(tmp_path):
     claude = tmp_path / ".claude"
     claude.mkdir()
-    original = {"model": "opus", "hooks": {"Stop": [{"matcher": "", "hooks": [FOREIGN]}]}, "env": {"语言": "中文"}}
+    original = {
+        "model": "opus",
+        "hooks": {"Stop": [{"matcher": "", "hooks": [FOREIGN]}]},
+        "env": {"语言": "中文"},
+    }
     (claude / "settings.json").write_text(json.dumps(original, ensure_ascii=False))
 
-    first = continuity(tmp_path, "setup", "claude", "--url", "http://127.0.0.1:8000", "--token", TOKEN)
+    first = continuity(
+        tmp_path, "setup", "claude", "--url", "http://127.0.0.1:8000", "--token", TOKEN
+    )
     after_first = settings_of(tmp_path)
-    second = continuity(tmp_path, "setup", "claude", "--url", "http://127.0.0.1:8000", "--token", TOKEN)
+    second = continuity(
+        tmp_path, "setup", "claude", "--url", "http://127.0.0.1:8000", "--token", TOKEN
+    )
 
     assert first.returncode == second.returncode == 0
     assert "already installed, nothing changed" in second.stdout
@@ -56,8 +68,14 @@ def test_setup_twice_adds_nothing_and_keeps_other_settings_and_hooks(tmp_path):
 def test_a_moved_executable_replaces_the_old_handler_instead_of_adding_one(tmp_path):
     claude = tmp_path / ".claude"
     claude.mkdir()
-    stale = {"type": "command", "command": '"/old/venv/bin/continuity" hook claude-stop', "timeout": 5}
-    (claude / "settings.json").write_text(json.dumps({"hooks": {"Stop": [{"hooks": [stale, FOREIGN]}]}}))
+    stale = {
+        "type": "command",
+        "command": '"/old/venv/bin/continuity" hook claude-stop',
+        "timeout": 5,
+    }
+    (claude / "settings.json").write_text(
+        json.dumps({"hooks": {"Stop": [{"hooks": [stale, FOREIGN]}]}})
+    )
 
     continuity(tmp_path, "setup", "claude", "--url", "http://127.0.0.1:8000", "--token", TOKEN)
 
@@ -69,7 +87,9 @@ def test_a_moved_executable_replaces_the_old_handler_instead_of_adding_one(tmp_p
 def test_uninstall_removes_only_continuitys_handlers(tmp_path):
     claude = tmp_path / ".claude"
     claude.mkdir()
-    (claude / "settings.json").write_text(json.dumps({"hooks": {"Stop": [{"hooks": [FOREIGN]}]}, "model": "opus"}))
+    (claude / "settings.json").write_text(
+        json.dumps({"hooks": {"Stop": [{"hooks": [FOREIGN]}]}, "model": "opus"})
+    )
     continuity(tmp_path, "setup", "claude", "--url", "http://127.0.0.1:8000", "--token", TOKEN)
 
     removed = continuity(tmp_path, "uninstall", "claude")
@@ -83,13 +103,35 @@ def test_uninstall_removes_only_continuitys_handlers(tmp_path):
 def test_setup_codex_writes_hooks_json_under_codex_home(tmp_path):
     codex_home = tmp_path / "elsewhere"
 
-    run = continuity(tmp_path, "setup", "codex", "--url", "http://127.0.0.1:8000", "--token", TOKEN, CODEX_HOME=str(codex_home))
-    twice = continuity(tmp_path, "setup", "codex", "--url", "http://127.0.0.1:8000", "--token", TOKEN, CODEX_HOME=str(codex_home))
+    run = continuity(
+        tmp_path,
+        "setup",
+        "codex",
+        "--url",
+        "http://127.0.0.1:8000",
+        "--token",
+        TOKEN,
+        CODEX_HOME=str(codex_home),
+    )
+    twice = continuity(
+        tmp_path,
+        "setup",
+        "codex",
+        "--url",
+        "http://127.0.0.1:8000",
+        "--token",
+        TOKEN,
+        CODEX_HOME=str(codex_home),
+    )
 
     assert run.returncode == twice.returncode == 0
     hooks = json.loads((codex_home / "hooks.json").read_text())["hooks"]
-    assert [group["hooks"][0]["command"] for group in hooks["Stop"]] == [f'"{SCRIPT}" hook codex-stop']
-    assert [group["hooks"][0]["command"] for group in hooks["UserPromptSubmit"]] == [f'"{SCRIPT}" hook codex-prompt']
+    assert [group["hooks"][0]["command"] for group in hooks["Stop"]] == [
+        f'"{SCRIPT}" hook codex-stop'
+    ]
+    assert [group["hooks"][0]["command"] for group in hooks["UserPromptSubmit"]] == [
+        f'"{SCRIPT}" hook codex-prompt'
+    ]
     assert not (tmp_path / ".claude").exists()
 
     continuity(tmp_path, "uninstall", "codex", CODEX_HOME=str(codex_home))
@@ -115,7 +157,9 @@ def test_an_unreadable_settings_file_is_left_alone(tmp_path):
     claude.mkdir()
     (claude / "settings.json").write_text("{ not json")
 
-    run = continuity(tmp_path, "setup", "claude", "--url", "http://127.0.0.1:8000", "--token", TOKEN)
+    run = continuity(
+        tmp_path, "setup", "claude", "--url", "http://127.0.0.1:8000", "--token", TOKEN
+    )
 
     assert run.returncode == 2 and "not readable JSON" in run.stderr
     assert (claude / "settings.json").read_text() == "{ not json" and backups(claude) == []

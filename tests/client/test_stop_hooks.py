@@ -47,23 +47,46 @@ def watermark(home):
 
 
 def sent_items() -> list[list[str]]:
-    return [[item["uuid"] for item in batch.items] for batch in CaptureBatch.objects.order_by("created_at")]
+    return [
+        [item["uuid"] for item in batch.items]
+        for batch in CaptureBatch.objects.order_by("created_at")
+    ]
 
 
-def test_the_stop_hook_sends_complete_new_lines_and_moves_the_watermark(server, home, shop_checkout, tmp_path):
+def test_the_stop_hook_sends_complete_new_lines_and_moves_the_watermark(
+    server, home, shop_checkout, tmp_path
+):
     url, token = server
     transcript = tmp_path / "session.jsonl"
     complete = line(1) + line(2, "assistant") + "\n" + "not json\n" + line(3)
-    transcript.write_text(complete + line(4)[:-10], encoding="utf-8")  # the last line is still being written
+    transcript.write_text(
+        complete + line(4)[:-10], encoding="utf-8"
+    )  # the last line is still being written
 
-    run = continuity(home, "hook", "claude-stop", stdin=stop_payload(transcript, shop_checkout), CONTINUITY_URL=url, CONTINUITY_TOKEN=token)
+    run = continuity(
+        home,
+        "hook",
+        "claude-stop",
+        stdin=stop_payload(transcript, shop_checkout),
+        CONTINUITY_URL=url,
+        CONTINUITY_TOKEN=token,
+    )
 
     assert (run.returncode, run.stdout, run.stderr) == (0, "", ""), hook_log(home)
     assert sent_items() == [["u-1", "a-2", "u-3"]]
     thread = CaptureThread.objects.get()
-    assert (thread.source, thread.external_id, thread.project_key, thread.workspace) == ("claude_code", SESSION, SHOP, str(shop_checkout))
+    assert (thread.source, thread.external_id, thread.project_key, thread.workspace) == (
+        "claude_code",
+        SESSION,
+        SHOP,
+        str(shop_checkout),
+    )
     mark = watermark(home)
-    assert mark["offset"] == len(complete.encode()) and mark["lines"] == 5 and mark["session_id"] == SESSION
+    assert (
+        mark["offset"] == len(complete.encode())
+        and mark["lines"] == 5
+        and mark["session_id"] == SESSION
+    )
 
 
 def test_the_next_stop_sends_only_what_was_added(server, home, shop_checkout, tmp_path):
@@ -85,9 +108,18 @@ def test_the_next_stop_sends_only_what_was_added(server, home, shop_checkout, tm
 def test_a_long_transcript_goes_in_bounded_batches(server, home, shop_checkout, tmp_path):
     url, token = server
     transcript = tmp_path / "long.jsonl"
-    transcript.write_text("".join(line(index) for index in range(MAX_BATCH_ITEMS + 20)), encoding="utf-8")
+    transcript.write_text(
+        "".join(line(index) for index in range(MAX_BATCH_ITEMS + 20)), encoding="utf-8"
+    )
 
-    continuity(home, "hook", "claude-stop", stdin=stop_payload(transcript, shop_checkout), CONTINUITY_URL=url, CONTINUITY_TOKEN=token)
+    continuity(
+        home,
+        "hook",
+        "claude-stop",
+        stdin=stop_payload(transcript, shop_checkout),
+        CONTINUITY_URL=url,
+        CONTINUITY_TOKEN=token,
+    )
 
     assert [len(items) for items in sent_items()] == [MAX_BATCH_ITEMS, 20]
     assert watermark(home)["lines"] == MAX_BATCH_ITEMS + 20
@@ -119,31 +151,53 @@ def test_a_refused_batch_leaves_the_watermark_where_it_was(server, home, shop_ch
     assert "capture answered 401" in hook_log(home)
 
 
-def test_a_server_that_is_down_fails_open_and_keeps_the_watermark(home, shop_checkout, tmp_path, dead_url):
+def test_a_server_that_is_down_fails_open_and_keeps_the_watermark(
+    home, shop_checkout, tmp_path, dead_url
+):
     transcript = tmp_path / "session.jsonl"
     transcript.write_text(line(1), encoding="utf-8")
 
-    run = continuity(home, "hook", "claude-stop", stdin=stop_payload(transcript, shop_checkout), CONTINUITY_URL=dead_url, CONTINUITY_TOKEN="cont_pat_x")
+    run = continuity(
+        home,
+        "hook",
+        "claude-stop",
+        stdin=stop_payload(transcript, shop_checkout),
+        CONTINUITY_URL=dead_url,
+        CONTINUITY_TOKEN="cont_pat_x",
+    )
 
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "") and run.seconds < 1.5
     assert watermark(home) is None
 
 
 def test_a_missing_transcript_file_fails_open(home, tmp_path, dead_url):
-    run = continuity(home, "hook", "claude-stop", stdin=stop_payload(tmp_path / "gone.jsonl", tmp_path), CONTINUITY_URL=dead_url, CONTINUITY_TOKEN="cont_pat_x")
+    run = continuity(
+        home,
+        "hook",
+        "claude-stop",
+        stdin=stop_payload(tmp_path / "gone.jsonl", tmp_path),
+        CONTINUITY_URL=dead_url,
+        CONTINUITY_TOKEN="cont_pat_x",
+    )
 
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
     assert "FileNotFoundError" in hook_log(home)
 
 
-def test_codex_stop_sends_the_rollout_as_codex_and_skips_a_null_transcript(server, home, shop_checkout, tmp_path):
+def test_codex_stop_sends_the_rollout_as_codex_and_skips_a_null_transcript(
+    server, home, shop_checkout, tmp_path
+):
     url, token = server
     rollout = tmp_path / "rollout-2026-11-29T10-00-00-abc.jsonl"
     rollout.write_text(line(1) + line(2, "assistant"), encoding="utf-8")
     env = {"CONTINUITY_URL": url, "CONTINUITY_TOKEN": token}
 
-    nothing = continuity(home, "hook", "codex-stop", stdin=stop_payload(None, shop_checkout, "codex-1"), **env)
-    sent = continuity(home, "hook", "codex-stop", stdin=stop_payload(rollout, shop_checkout, "codex-1"), **env)
+    nothing = continuity(
+        home, "hook", "codex-stop", stdin=stop_payload(None, shop_checkout, "codex-1"), **env
+    )
+    sent = continuity(
+        home, "hook", "codex-stop", stdin=stop_payload(rollout, shop_checkout, "codex-1"), **env
+    )
 
     assert nothing.returncode == sent.returncode == 0 and nothing.stdout == sent.stdout == ""
     assert CaptureThread.objects.get().source == "codex" and sent_items() == [["u-1", "a-2"]]

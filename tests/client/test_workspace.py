@@ -35,7 +35,17 @@ def test_remote_urls_normalise_to_host_owner_repo(url, key):
     assert normalize_remote(url) == key
 
 
-@pytest.mark.parametrize("url", ["", "/home/ada/shop", "file:///srv/git/shop.git", "C:\\code\\shop", "https://github.com/", "shop"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "",
+        "/home/ada/shop",
+        "file:///srv/git/shop.git",
+        "C:\\code\\shop",
+        "https://github.com/",
+        "shop",
+    ],
+)
 def test_local_paths_and_non_remotes_are_not_remotes(url):
     assert normalize_remote(url) is None
 

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 from django.test import Client
 
-from continuity.actors import Actor
+from foundation.actors import Actor
 from memories.models import Memory
 from memories.services import memory_archive, memory_lock, memory_remember
 
@@ -16,7 +16,9 @@ from memories.services import memory_archive, memory_lock, memory_remember
 def contents(response) -> list[str]:
     """The statements of the cards on a page (not their link previews)."""
     html = response.content.decode()
-    return [part.split(">", 1)[1].split("</p>", 1)[0] for part in html.split('<p class="content"')[1:]]
+    return [
+        part.split(">", 1)[1].split("</p>", 1)[0] for part in html.split('<p class="content"')[1:]
+    ]
 
 
 def shown(response, text: str) -> bool:
@@ -37,7 +39,9 @@ class DashboardClient(Client):
         headers = {"X-CSRFToken": self.cookies["csrftoken"].value}
         if htmx:
             headers["HX-Request"] = "true"
-        return super().post(path, data or {}, headers={**headers, **extra.pop("headers", {})}, **extra)
+        return super().post(
+            path, data or {}, headers={**headers, **extra.pop("headers", {})}, **extra
+        )
 
     def hx_get(self, path, data=None, **extra):
         return self.get(path, data or {}, headers={"HX-Request": "true"}, **extra)

@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from continuity.actors import Actor
+from foundation.actors import Actor
 from memories.models import Memory, MemoryEvent
 from memories.services import memory_correct
 
@@ -48,13 +48,18 @@ def test_lock_then_unlock(browser, world):
     assert "trust-locked" in html and f"/m/{world.editor.pk}/unlock/" in html
     html = browser.post(f"/m/{world.editor.pk}/unlock/", htmx=True).content.decode()
     assert "trust-confirmed" in html
-    events = MemoryEvent.objects.filter(memory_id=world.editor.pk).values_list("event_type", flat=True)
+    events = MemoryEvent.objects.filter(memory_id=world.editor.pk).values_list(
+        "event_type", flat=True
+    )
     assert {"locked", "unlocked"} <= set(events)
 
 
 def test_archive_then_restore(browser, world):
     html = browser.post(f"/m/{world.editor.pk}/archive/", htmx=True).content.decode()
-    assert "status-archived" in html and '<span class="count" id="count-archive" hx-swap-oob="true">2</span>' in html
+    assert (
+        "status-archived" in html
+        and '<span class="count" id="count-archive" hx-swap-oob="true">2</span>' in html
+    )
     html = browser.post(f"/m/{world.editor.pk}/restore/", htmx=True).content.decode()
     assert "status-active" in html
     assert Memory.objects.get(pk=world.editor.pk).status == "active"
@@ -123,7 +128,9 @@ def test_correct_without_javascript_is_a_page_of_its_own(browser, world):
 
 def test_correct_creates_a_new_version_and_swaps_it_in(browser, world):
     response = browser.post(
-        f"/m/{world.editor.pk}/correct/", {"content": "The preferred editor is Zed.", "version": "1"}, htmx=True
+        f"/m/{world.editor.pk}/correct/",
+        {"content": "The preferred editor is Zed.", "version": "1"},
+        htmx=True,
     )
     html = response.content.decode()
     assert "The preferred editor is Zed." in html and "v2" in html
@@ -148,9 +155,13 @@ def test_correct_without_javascript_redirects_back(browser, world):
         ("The deploy password = hunter2hunter2", "secret"),
     ],
 )
-def test_bad_corrections_show_the_error_next_to_the_field_and_change_nothing(browser, world, content, message):
+def test_bad_corrections_show_the_error_next_to_the_field_and_change_nothing(
+    browser, world, content, message
+):
     before = (Memory.objects.count(), MemoryEvent.objects.count())
-    response = browser.post(f"/m/{world.editor.pk}/correct/", {"content": content, "version": "1"}, htmx=True)
+    response = browser.post(
+        f"/m/{world.editor.pk}/correct/", {"content": content, "version": "1"}, htmx=True
+    )
     html = response.content.decode()
     assert response.status_code == 200
     assert 'class="error field"' in html and message.lower() in html.lower()
@@ -162,21 +173,28 @@ def test_bad_corrections_show_the_error_next_to_the_field_and_change_nothing(bro
 
 def test_a_stale_version_is_a_conflict_not_an_overwrite(browser, world, owner):
     # Someone else corrects the memory after this form was rendered at version 1.
-    memory_correct(actor=Actor.owner(owner), memory_id=world.editor.pk, content="The preferred editor is Vim.")
+    memory_correct(
+        actor=Actor.owner(owner), memory_id=world.editor.pk, content="The preferred editor is Vim."
+    )
     response = browser.post(
-        f"/m/{world.editor.pk}/correct/", {"content": "The preferred editor is Zed.", "version": "1"}
+        f"/m/{world.editor.pk}/correct/",
+        {"content": "The preferred editor is Zed.", "version": "1"},
     )
     assert response.status_code == 409
     assert b"changed since you opened it" in response.content
     assert not Memory.objects.filter(content="The preferred editor is Zed.").exists()
     htmx = browser.post(
-        f"/m/{world.editor.pk}/correct/", {"content": "The preferred editor is Zed.", "version": "1"}, htmx=True
+        f"/m/{world.editor.pk}/correct/",
+        {"content": "The preferred editor is Zed.", "version": "1"},
+        htmx=True,
     )
     assert b"changed since you opened it" in htmx.content
 
 
 def test_a_version_that_does_not_match_the_row_is_a_conflict(browser, world):
-    response = browser.post(f"/m/{world.editor.pk}/correct/", {"content": "Zed it is.", "version": "7"})
+    response = browser.post(
+        f"/m/{world.editor.pk}/correct/", {"content": "Zed it is.", "version": "7"}
+    )
     assert response.status_code == 409
 
 
@@ -193,7 +211,10 @@ def test_delete_asks_first_and_a_post_without_confirmation_deletes_nothing(brows
 def test_confirmed_delete_removes_the_memory_and_updates_counts(browser, world):
     response = browser.post(f"/m/{world.editor.pk}/delete/", {"confirm": "yes"}, htmx=True)
     html = response.content.decode()
-    assert "Deleted." in html and '<span class="count" id="count-core" hx-swap-oob="true">1</span>' in html
+    assert (
+        "Deleted." in html
+        and '<span class="count" id="count-core" hx-swap-oob="true">1</span>' in html
+    )
     assert not Memory.objects.filter(pk=world.editor.pk).exists()
     assert MemoryEvent.objects.filter(memory_id=world.editor.pk, event_type="deleted").exists()
 
@@ -218,7 +239,7 @@ def test_history_without_javascript_is_a_page(browser, world):
 
 
 def test_long_histories_page_to_older_events(browser, world, monkeypatch):
-    from memories.views import actions
+    from dashboard.views import memory_actions as actions
 
     monkeypatch.setattr(actions, "HISTORY_LIMIT", 1)
     browser.post(f"/m/{world.editor.pk}/lock/", htmx=True)

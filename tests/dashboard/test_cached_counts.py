@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from continuity.actors import Actor
+from dashboard.cache import per_generation, write_generation
+from foundation.actors import Actor
 from memories.services import memory_delete
-from memories.views.cache import per_generation, write_generation
 
 from .conftest import remember
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from continuity.actors import Actor
+from foundation.actors import Actor
 from handoff.models import HandoffCapsule
 from handoff.services import handoff_create, handoff_expire, handoff_resume
 
@@ -29,7 +29,11 @@ def capsules(owner, agent_actor, other_agent_actor):
     handoff_resume(actor=other_agent_actor, task_id="issue-8")
     expired = handoff_create(actor=agent_actor, task_id="issue-5", summary="Old capsule.")
     handoff_expire(actor=Actor.owner(owner), capsule_id=expired.pk)
-    return {"open": open_one, "resumed": HandoffCapsule.objects.get(pk=resumed.pk), "expired": expired}
+    return {
+        "open": open_one,
+        "resumed": HandoffCapsule.objects.get(pk=resumed.pk),
+        "expired": expired,
+    }
 
 
 def test_the_tab_lists_every_capsule_with_its_agent_state_and_resume(browser, capsules):
@@ -43,7 +47,12 @@ def test_the_tab_lists_every_capsule_with_its_agent_state_and_resume(browser, ca
 
 @pytest.mark.parametrize(
     "state, expected",
-    [("active", {"open", "resumed"}), ("resumed", {"resumed"}), ("expired", {"expired"}), ("bogus", {"open", "resumed", "expired"})],
+    [
+        ("active", {"open", "resumed"}),
+        ("resumed", {"resumed"}),
+        ("expired", {"expired"}),
+        ("bogus", {"open", "resumed", "expired"}),
+    ],
 )
 def test_the_state_filter_narrows_the_list(browser, capsules, state, expected):
     html = browser.get("/handoffs/", {"state": state}).content.decode()
@@ -52,7 +61,9 @@ def test_the_state_filter_narrows_the_list(browser, capsules, state, expected):
 
 def test_the_task_filter_matches_the_exact_task_id_including_chinese(browser, capsules):
     html = browser.get("/handoffs/", {"task": "issue-7 仪表盘"}).content.decode()
-    assert f'id="h-{capsules["open"].pk}"' in html and f'id="h-{capsules["resumed"].pk}"' not in html
+    assert (
+        f'id="h-{capsules["open"].pk}"' in html and f'id="h-{capsules["resumed"].pk}"' not in html
+    )
 
 
 def test_the_list_pages_by_keyset_and_htmx_gets_only_the_next_page(browser, agent_actor):
@@ -69,7 +80,14 @@ def test_the_list_pages_by_keyset_and_htmx_gets_only_the_next_page(browser, agen
 
 def test_one_capsule_shows_summary_decisions_next_steps_artifacts_and_blockers(browser, capsules):
     html = browser.get(f"/handoffs/{capsules['open'].pk}/").content.decode()
-    for text in ("还差过期按钮", "Use keyset pages", "写测试", "handoff/views.py", "none yet", "claude-code"):
+    for text in (
+        "还差过期按钮",
+        "Use keyset pages",
+        "写测试",
+        "handoff/views.py",
+        "none yet",
+        "claude-code",
+    ):
         assert text in html
 
 
@@ -78,19 +96,27 @@ def test_expire_over_htmx_swaps_the_row_and_updates_the_count_out_of_band(browse
     response = browser.post(f"/handoffs/{capsule.pk}/expire/", htmx=True)
     html = response.content.decode()
     assert response.status_code == 200 and "<html" not in html
-    assert f'id="h-{capsule.pk}"' in html and "state-expired" in html and "Expire now" not in html.split("count-")[0]
+    assert (
+        f'id="h-{capsule.pk}"' in html
+        and "state-expired" in html
+        and "Expire now" not in html.split("count-")[0]
+    )
     assert '<span class="count" id="count-handoffs" hx-swap-oob="true">1</span>' in html
     assert HandoffCapsule.objects.get(pk=capsule.pk).is_expired
 
 
 def test_expire_from_the_detail_page_over_htmx_answers_the_detail_panel(browser, capsules):
     capsule = capsules["resumed"]
-    html = browser.post(f"/handoffs/{capsule.pk}/expire/", {"shape": "detail"}, htmx=True).content.decode()
+    html = browser.post(
+        f"/handoffs/{capsule.pk}/expire/", {"shape": "detail"}, htmx=True
+    ).content.decode()
     assert f'id="capsule-{capsule.pk}"' in html and "Retention page next." in html
     assert HandoffCapsule.objects.get(pk=capsule.pk).is_expired
 
 
-def test_expire_without_javascript_redirects_back_and_resume_then_finds_nothing(browser, capsules, agent_actor):
+def test_expire_without_javascript_redirects_back_and_resume_then_finds_nothing(
+    browser, capsules, agent_actor
+):
     capsule = capsules["open"]
     response = browser.post(f"/handoffs/{capsule.pk}/expire/", {"next": "/handoffs/?state=active"})
     assert response.status_code == 302 and response["Location"] == "/handoffs/?state=active"
@@ -106,7 +132,9 @@ def test_expiring_twice_keeps_the_first_expiry_time(browser, capsules):
 
 def test_expire_without_the_csrf_token_is_refused_and_changes_nothing(owner, capsules):
     client = DashboardClient(owner)
-    response = client.post(f"/handoffs/{capsules['open'].pk}/expire/", headers={"X-CSRFToken": "wrong"})
+    response = client.post(
+        f"/handoffs/{capsules['open'].pk}/expire/", headers={"X-CSRFToken": "wrong"}
+    )
     assert response.status_code == 403
     assert not HandoffCapsule.objects.get(pk=capsules["open"].pk).is_expired
 
@@ -124,7 +152,10 @@ def test_signed_out_visitors_are_sent_to_sign_in(anonymous, capsules):
     response = anonymous.get("/handoffs/")
     assert response.status_code == 302 and "/signin/" in response["Location"]
     response = anonymous.post(f"/handoffs/{capsules['open'].pk}/expire/")
-    assert response.status_code == 302 and not HandoffCapsule.objects.get(pk=capsules["open"].pk).is_expired
+    assert (
+        response.status_code == 302
+        and not HandoffCapsule.objects.get(pk=capsules["open"].pk).is_expired
+    )
 
 
 def test_expire_is_post_only(browser, capsules):

@@ -17,7 +17,13 @@ def test_the_switcher_sets_simplified_chinese(browser, world):
     assert response.status_code == 302 and response["Location"] == "/review/"
     html = browser.get("/review/").content.decode()
     assert '<html lang="zh-hans">' in html
-    assert "核心" in html and "待确认" in html and "确认" in html and "已确认" in html and "有争议" in html
+    assert (
+        "核心" in html
+        and "待确认" in html
+        and "确认" in html
+        and "已确认" in html
+        and "有争议" in html
+    )
 
 
 def test_accept_language_picks_chinese_for_a_new_visitor(anonymous):

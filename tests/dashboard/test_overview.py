@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from continuity.actors import Actor
+from foundation.actors import Actor
 
 from .conftest import DashboardClient, remember
 
@@ -16,7 +16,9 @@ def test_overview_draws_kinds_trust_and_writes_per_agent(browser, world):
     assert html.count("<svg") == 3 and 'role="img"' in html
     assert "<title>preference: 4</title>" in html  # locked, confirmed, disputed, archived
     assert "<title>fact: 1</title>" in html
-    assert "<title>locked: 1</title>" in html and "<title>inferred: 2</title>" in html  # the dispute and the project note
+    assert (
+        "<title>locked: 1</title>" in html and "<title>inferred: 2</title>" in html
+    )  # the dispute and the project note
     assert "claude-code: 2</title>" in html  # the dispute and the inferred note, today
     assert "Memories by kind (5 in all)" in html
 

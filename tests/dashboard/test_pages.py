@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from continuity.actors import Actor
+from foundation.actors import Actor
 from memories.models import Memory
 
 from .conftest import DashboardClient, remember, shown
 
 pytestmark = pytest.mark.django_db
 
-PAGES = ["/", "/projects/", "/recent/", "/review/", "/archive/", "/activity/", "/search/", "/tokens/"]
+PAGES = [
+    "/",
+    "/projects/",
+    "/recent/",
+    "/review/",
+    "/archive/",
+    "/activity/",
+    "/search/",
+    "/tokens/",
+]
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -47,7 +56,7 @@ def test_sign_out_is_a_post_and_ends_the_session(browser):
 
 def test_pages_carry_the_csrf_token_once_on_the_body_for_htmx(browser):
     html = browser.get("/").content.decode()
-    assert "<body hx-headers='{\"X-CSRFToken\": \"" in html
+    assert '<body hx-headers=\'{"X-CSRFToken": "' in html
     assert "/static/vendor/htmx/htmx-2.0.11.min.js" in html
 
 
@@ -68,8 +77,18 @@ def test_core_lists_locked_and_confirmed_global_memories_only(browser, world):
 
 
 def test_projects_show_one_section_per_project_key_with_its_count(browser, world, agent_actor):
-    remember(agent_actor, "The web app builds with pnpm.", scope_type="project", scope_key="github:ada/web")
-    remember(agent_actor, "The web app is tested with Playwright.", scope_type="project", scope_key="github:ada/web")
+    remember(
+        agent_actor,
+        "The web app builds with pnpm.",
+        scope_type="project",
+        scope_key="github:ada/web",
+    )
+    remember(
+        agent_actor,
+        "The web app is tested with Playwright.",
+        scope_type="project",
+        scope_key="github:ada/web",
+    )
     html = browser.get("/projects/").content.decode()
     assert 'github:ada/web <span class="count">2</span>' in html
     assert 'github:ada/api <span class="count">1</span>' in html
@@ -84,7 +103,7 @@ def test_recent_shows_the_writing_agent(browser, world):
 
 def test_review_shows_a_dispute_beside_the_memory_it_contradicts(browser, world):
     html = browser.get("/review/").content.decode()
-    pair = html[html.index('class="pair"'):]
+    pair = html[html.index('class="pair"') :]
     assert pair.index("VS Code") < pair.index("contradicts") < pair.index("Helix")
     assert "The api service deploys with Kubernetes." in html  # inferred, awaiting confirmation
 
@@ -100,7 +119,9 @@ def test_activity_filters_by_agent_and_event_type(browser, world):
     assert "claude-code" in everyone and "locked" in everyone
     agent_only = browser.get("/activity/", {"agent": "claude-code"}).content.decode()
     assert agent_only.count("<tr><td><time") == 2  # the dispute and the inferred note
-    owner_locks = browser.get("/activity/", {"agent": "owner", "event_type": "locked"}).content.decode()
+    owner_locks = browser.get(
+        "/activity/", {"agent": "owner", "event_type": "locked"}
+    ).content.decode()
     assert owner_locks.count("<tr><td><time") == 1
 
 
@@ -140,7 +161,9 @@ def test_search_matches_content_across_scopes_with_filters(browser, world):
 
 
 def test_live_search_answers_htmx_with_the_results_fragment_only(browser, world):
-    response = browser.get("/search/", {"q": "kubernetes"}, headers={"HX-Request": "true", "HX-Target": "results"})
+    response = browser.get(
+        "/search/", {"q": "kubernetes"}, headers={"HX-Request": "true", "HX-Target": "results"}
+    )
     assert "<html" not in response.content.decode()
     assert shown(response, "Kubernetes") and not shown(response, "Helix")
 
@@ -164,23 +187,41 @@ def test_hidden_rows_stay_out_of_other_owners_counts(world, other_owner):
 
 
 def test_review_shows_what_compaction_proposes_with_the_memories_in_question(browser, world, owner):
-    from continuity.models import ReviewProposal
+    from memories.models import ReviewProposal
 
     ids = sorted([str(world.editor.pk), str(world.locked.pk)])
-    ReviewProposal.objects.create(owner=owner, kind="near_duplicate", key="near_duplicate:" + ":".join(ids),
-                                  memory_ids=ids, score=0.91)
-    ReviewProposal.objects.create(owner=owner, kind="stale", key=f"stale:{world.inferred.pk}",
-                                  memory_ids=[str(world.inferred.pk)], detail={"after_days": 180})
+    ReviewProposal.objects.create(
+        owner=owner,
+        kind="near_duplicate",
+        key="near_duplicate:" + ":".join(ids),
+        memory_ids=ids,
+        score=0.91,
+    )
+    ReviewProposal.objects.create(
+        owner=owner,
+        kind="stale",
+        key=f"stale:{world.inferred.pk}",
+        memory_ids=[str(world.inferred.pk)],
+        detail={"after_days": 180},
+    )
     html = browser.get("/review/").content.decode()
-    section = html[html.index("Proposed by compaction"):]
-    assert "Near-duplicates (similarity 0.91)" in section and "Not checked for over 180 days" in section
+    section = html[html.index("Proposed by compaction") :]
+    assert (
+        "Near-duplicates (similarity 0.91)" in section
+        and "Not checked for over 180 days" in section
+    )
     assert f'id="m-{world.editor.pk}"' in section and f'id="m-{world.inferred.pk}"' in section
 
 
 def test_review_never_shows_another_owners_proposals(world, owner, other_owner):
-    from continuity.models import ReviewProposal
+    from memories.models import ReviewProposal
 
-    ReviewProposal.objects.create(owner=owner, kind="stale", key=f"stale:{world.inferred.pk}",
-                                  memory_ids=[str(world.inferred.pk)], detail={"after_days": 180})
+    ReviewProposal.objects.create(
+        owner=owner,
+        kind="stale",
+        key=f"stale:{world.inferred.pk}",
+        memory_ids=[str(world.inferred.pk)],
+        detail={"after_days": 180},
+    )
     html = DashboardClient(other_owner).get("/review/").content.decode()
     assert "Proposed by compaction" not in html

@@ -10,11 +10,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from continuity.actors import Actor
-from continuity.maintenance.runs import Deadline
-from continuity.models import ReviewProposal
+from foundation.actors import Actor
+from foundation.maintenance.runs import Deadline
 from memories.compaction import propose_near_duplicates, propose_stale
-from memories.models import Memory, MemoryEvent, MemoryLink
+from memories.models import Memory, MemoryEvent, MemoryLink, ReviewProposal
 
 from .conftest import DashboardClient, remember
 
@@ -48,7 +47,9 @@ def test_review_shows_each_proposal_with_its_answers(browser, near, stale):
 
 def test_merging_over_htmx_keeps_the_chosen_memory_and_supersedes_the_other(browser, near):
     proposal, first, second = near
-    response = browser.post(f"/review/proposals/{proposal.pk}/accept/", {"keep": str(first.pk)}, htmx=True)
+    response = browser.post(
+        f"/review/proposals/{proposal.pk}/accept/", {"keep": str(first.pk)}, htmx=True
+    )
     html = response.content.decode()
     assert response.status_code == 200 and "<html" not in html
     assert f'id="p-{proposal.pk}"' in html and "Merged" in html
@@ -56,7 +57,9 @@ def test_merging_over_htmx_keeps_the_chosen_memory_and_supersedes_the_other(brow
     kept, merged = Memory.objects.get(pk=first.pk), Memory.objects.get(pk=second.pk)
     assert kept.status == "active" and merged.status == "superseded"
     assert kept.key == "package-manager"  # the merged memory's key now answers with the kept one
-    assert MemoryLink.objects.filter(from_memory=merged, to_memory=kept, relation="duplicates").exists()
+    assert MemoryLink.objects.filter(
+        from_memory=merged, to_memory=kept, relation="duplicates"
+    ).exists()
     assert MemoryEvent.objects.filter(memory_id=kept.pk, event_type="merged").exists()
     assert ReviewProposal.objects.get(pk=proposal.pk).status == "accepted"
 
@@ -72,7 +75,9 @@ def test_merging_without_a_choice_keeps_the_most_trusted(owner, near):
 
 def test_keeping_a_memory_outside_the_proposal_is_refused_and_changes_nothing(browser, near, world):
     proposal, first, second = near
-    html = browser.post(f"/review/proposals/{proposal.pk}/accept/", {"keep": str(world.editor.pk)}, htmx=True).content.decode()
+    html = browser.post(
+        f"/review/proposals/{proposal.pk}/accept/", {"keep": str(world.editor.pk)}, htmx=True
+    ).content.decode()
     assert "keep must be one of" in html
     assert {Memory.objects.get(pk=m.pk).status for m in (first, second)} == {"active"}
     assert ReviewProposal.objects.get(pk=proposal.pk).status == "pending"
@@ -92,7 +97,9 @@ def test_still_true_confirms_a_stale_memory_so_it_is_not_stale_any_more(browser,
     response = browser.post(f"/review/proposals/{proposal.pk}/accept/", {"resolution": "verify"})
     assert response.status_code == 302 and response["Location"] == "/review/"
     memory = Memory.objects.get(pk=memory.pk)
-    assert memory.trust == "confirmed" and memory.verified_at > timezone.now() - timedelta(minutes=1)
+    assert memory.trust == "confirmed" and memory.verified_at > timezone.now() - timedelta(
+        minutes=1
+    )
     assert ReviewProposal.objects.get(pk=proposal.pk).detail["resolution"] == "verify"
 
 
@@ -112,14 +119,18 @@ def test_still_true_on_an_already_confirmed_memory_refreshes_when_it_was_verifie
 
 def test_archive_retires_a_stale_memory_without_deleting_it(browser, stale):
     proposal, memory = stale
-    html = browser.post(f"/review/proposals/{proposal.pk}/accept/", {"resolution": "archive"}, htmx=True).content.decode()
+    html = browser.post(
+        f"/review/proposals/{proposal.pk}/accept/", {"resolution": "archive"}, htmx=True
+    ).content.decode()
     assert "Archived." in html and f'id="m-{memory.pk}"' in html
     assert Memory.objects.get(pk=memory.pk).status == "archived"
 
 
 def test_a_stale_proposal_needs_a_resolution(browser, stale):
     proposal, memory = stale
-    html = browser.post(f"/review/proposals/{proposal.pk}/accept/", {"resolution": "delete"}, htmx=True).content.decode()
+    html = browser.post(
+        f"/review/proposals/{proposal.pk}/accept/", {"resolution": "delete"}, htmx=True
+    ).content.decode()
     assert "resolution must be verify" in html
     assert Memory.objects.get(pk=memory.pk).status == "active"
 
@@ -153,7 +164,7 @@ def test_an_unknown_answer_is_404(browser, near):
 
 
 def test_an_agent_cannot_answer_proposals(agent_actor, near):
-    from continuity.errors import ServiceError
+    from foundation.errors import ServiceError
     from memories.services.proposals import proposal_dismiss
 
     with pytest.raises(ServiceError) as raised:
@@ -173,20 +184,36 @@ def test_the_owner_api_lists_pending_proposals_and_accepts_a_merge(browser, near
     proposal, first, second = near
     listed = browser.get("/api/owner/proposals/").json()
     assert [item["id"] for item in listed["results"]] == [proposal.pk]
-    response = api_post(browser, f"/api/owner/proposals/{proposal.pk}/accept/", {"keep": str(second.pk)})
+    response = api_post(
+        browser, f"/api/owner/proposals/{proposal.pk}/accept/", {"keep": str(second.pk)}
+    )
     assert response.status_code == 200 and response.json()["status"] == "accepted"
     assert response.json()["detail"]["kept"] == str(second.pk)
     assert Memory.objects.get(pk=first.pk).status == "superseded"
-    assert browser.get("/api/owner/proposals/", {"status": "accepted"}).json()["results"][0]["id"] == proposal.pk
+    assert (
+        browser.get("/api/owner/proposals/", {"status": "accepted"}).json()["results"][0]["id"]
+        == proposal.pk
+    )
 
 
 def test_the_owner_api_answers_bad_input_in_the_error_envelope(browser, stale):
     proposal = stale[0]
-    response = api_post(browser, f"/api/owner/proposals/{proposal.pk}/accept/", {"resolution": "burn"})
+    response = api_post(
+        browser, f"/api/owner/proposals/{proposal.pk}/accept/", {"resolution": "burn"}
+    )
     assert response.status_code == 400 and response.json()["error"]["code"] == "VALIDATION_ERROR"
-    response = api_post(browser, f"/api/owner/proposals/{proposal.pk}/accept/", {"resolution": "verify", "force": True})
-    assert response.status_code == 400 and response.json()["error"]["details"][0]["field"] == "force"
-    assert browser.get("/api/owner/proposals/", {"status": "maybe"}).json()["error"]["code"] == "VALIDATION_ERROR"
+    response = api_post(
+        browser,
+        f"/api/owner/proposals/{proposal.pk}/accept/",
+        {"resolution": "verify", "force": True},
+    )
+    assert (
+        response.status_code == 400 and response.json()["error"]["details"][0]["field"] == "force"
+    )
+    assert (
+        browser.get("/api/owner/proposals/", {"status": "maybe"}).json()["error"]["code"]
+        == "VALIDATION_ERROR"
+    )
     assert browser.get("/api/owner/proposals/999999/").json()["error"]["code"] == "NOT_FOUND"
     assert ReviewProposal.objects.get(pk=proposal.pk).status == "pending"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from continuity.actors import Actor
+from foundation.actors import Actor
 from memories.embeddings.models import MemoryVector
 
 from .conftest import DashboardClient, remember

@@ -8,10 +8,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from continuity.maintenance.history import recent_runs, run_counts
-from continuity.maintenance.runs import Deadline
-from continuity.models import MaintenanceRun, RetentionOverride
-from continuity.tasks import retention_cleanup
+from foundation.maintenance.history import recent_runs, run_counts
+from foundation.maintenance.runs import Deadline
+from foundation.models import MaintenanceRun, RetentionOverride
+from foundation.tasks import retention_cleanup
 from memories.compaction import compaction
 
 from .conftest import DashboardClient
@@ -21,7 +21,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def instance_owner(django_user_model):
-    return django_user_model.objects.create_superuser(username="root", password="correct horse battery")
+    return django_user_model.objects.create_superuser(
+        username="root", password="correct horse battery"
+    )
 
 
 @pytest.fixture
@@ -31,7 +33,12 @@ def admin(instance_owner) -> DashboardClient:
 
 def test_the_page_lists_every_retention_rule_with_its_default_and_window(admin):
     html = admin.get("/settings/").content.decode()
-    for rule in ("idempotency_records", "revoked_or_expired_tokens", "maintenance_runs", "expired_handoffs"):
+    for rule in (
+        "idempotency_records",
+        "revoked_or_expired_tokens",
+        "maintenance_runs",
+        "expired_handoffs",
+    ):
         assert f'id="rule-{rule}"' in html and f'id="w-{rule}"' in html
     assert 'aria-current="page">Settings' in html
 
@@ -57,8 +64,12 @@ def test_reset_goes_back_to_the_environment_default_without_javascript(admin, se
     ("三十", "whole number"), ("", "whole number"),
 ])  # fmt: skip
 def test_a_bad_window_shows_the_error_by_its_field_and_changes_nothing(admin, value, message):
-    html = admin.post("/settings/retention/expired_handoffs/", {"value": value}, htmx=True).content.decode()
-    assert message in html and 'id="w-expired_handoffs-err"' in html and 'aria-invalid="true"' in html
+    html = admin.post(
+        "/settings/retention/expired_handoffs/", {"value": value}, htmx=True
+    ).content.decode()
+    assert (
+        message in html and 'id="w-expired_handoffs-err"' in html and 'aria-invalid="true"' in html
+    )
     response = admin.post("/settings/retention/expired_handoffs/", {"value": value})
     assert response.status_code == 400 and message in response.content.decode()
     assert not RetentionOverride.objects.exists()
@@ -70,7 +81,9 @@ def test_an_unknown_rule_is_404(admin):
 
 def test_other_users_see_the_windows_read_only_and_cannot_change_them(browser):
     html = browser.get("/settings/").content.decode()
-    assert "Only the instance owner can change these windows." in html and 'name="value"' not in html
+    assert (
+        "Only the instance owner can change these windows." in html and 'name="value"' not in html
+    )
     response = browser.post("/settings/retention/expired_handoffs/", {"value": "3"})
     assert response.status_code == 403 and "instance owner" in response.content.decode()
     assert not RetentionOverride.objects.exists()
@@ -78,7 +91,9 @@ def test_other_users_see_the_windows_read_only_and_cannot_change_them(browser):
 
 def test_changing_a_window_needs_the_csrf_token(instance_owner):
     client = DashboardClient(instance_owner)
-    response = client.post("/settings/retention/expired_handoffs/", {"value": "3"}, headers={"X-CSRFToken": "x"})
+    response = client.post(
+        "/settings/retention/expired_handoffs/", {"value": "3"}, headers={"X-CSRFToken": "x"}
+    )
     assert response.status_code == 403 and not RetentionOverride.objects.exists()
 
 
@@ -87,7 +102,9 @@ def test_each_run_shows_what_it_removed_or_produced(admin, agent_actor):
     from handoff.services import handoff_create
 
     capsule = handoff_create(actor=agent_actor, task_id="任务-1", summary="old")
-    HandoffCapsule.objects.filter(pk=capsule.pk).update(expires_at=timezone.now() - timedelta(days=400))
+    HandoffCapsule.objects.filter(pk=capsule.pk).update(
+        expires_at=timezone.now() - timedelta(days=400)
+    )
     retention_cleanup.apply(kwargs={"force": True}).get()
     compaction_run = MaintenanceRun.objects.create(
         task="memories.compaction", status="succeeded", started_at=timezone.now(), finished_at=timezone.now(),
@@ -102,13 +119,18 @@ def test_each_run_shows_what_it_removed_or_produced(admin, agent_actor):
 
 
 def test_run_counts_skip_the_parameters_a_run_echoes_back():
-    result = {"rules": {"tokens": {"removed": 2, "window": 90, "batches": 1, "complete": True}}, "removed": 2}
+    result = {
+        "rules": {"tokens": {"removed": 2, "window": 90, "batches": 1, "complete": True}},
+        "removed": 2,
+    }
     assert run_counts(result) == [("tokens · removed", 2), ("removed", 2)]
 
 
 def test_skipped_runs_are_left_out_of_the_list():
     now = timezone.now()
-    MaintenanceRun.objects.create(task="continuity.retention_cleanup", status="skipped", started_at=now)
+    MaintenanceRun.objects.create(
+        task="continuity.retention_cleanup", status="skipped", started_at=now
+    )
     assert recent_runs() == []
     assert len(recent_runs(include_skipped=True)) == 1
 
@@ -116,4 +138,9 @@ def test_skipped_runs_are_left_out_of_the_list():
 def test_the_page_reads_in_chinese(admin):
     admin.post("/i18n/setlang/", {"language": "zh-hans", "next": "/settings/"})
     html = admin.get("/settings/").content.decode()
-    assert "数据保留" in html and "最近的后台运行" in html and "恢复默认" not in html and "保存" in html
+    assert (
+        "数据保留" in html
+        and "最近的后台运行" in html
+        and "恢复默认" not in html
+        and "保存" in html
+    )

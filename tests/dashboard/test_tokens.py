@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from continuity.models import PersonalAccessToken
-from continuity.tokens import token_authenticate
+from accounts.models import PersonalAccessToken
+from accounts.tokens import token_authenticate
 
 from .conftest import DashboardClient
 
@@ -30,7 +30,11 @@ def test_creating_a_token_shows_its_secret_once(browser):
     assert response.status_code == 200
     secret = _secret(response.content.decode())
     token = token_authenticate(secret)
-    assert (token.name, token.agent_name, token.purpose) == ("Laptop Claude", "claude-code", "coding on the laptop")
+    assert (token.name, token.agent_name, token.purpose) == (
+        "Laptop Claude",
+        "claude-code",
+        "coding on the laptop",
+    )
     assert token.scopes == ["memories:read", "memories:write"]
     assert token.allowed_projects == ["github:ada/api", "github:ada/web"]
     assert secret not in browser.get("/tokens/").content.decode()
@@ -74,7 +78,10 @@ def test_revoking_a_token_stops_it_at_once(browser, make_token):
 def test_revoking_over_htmx_answers_with_the_panel(browser, make_token):
     token, _ = make_token("codex")
     html = browser.post(f"/tokens/{token.pk}/revoke/", htmx=True).content.decode()
-    assert "was revoked" in html and '<span class="count" id="count-tokens" hx-swap-oob="true">0</span>' in html
+    assert (
+        "was revoked" in html
+        and '<span class="count" id="count-tokens" hx-swap-oob="true">0</span>' in html
+    )
 
 
 def test_the_tokens_page_shows_last_use(browser, make_token):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import glob
-import re
 import os
+import re
 import shutil
 import signal
 import socket
@@ -32,7 +32,13 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_for(condition, what: str, timeout: float = READY_TIMEOUT, process: subprocess.Popen | None = None, log=None):
+def wait_for(
+    condition,
+    what: str,
+    timeout: float = READY_TIMEOUT,
+    process: subprocess.Popen | None = None,
+    log=None,
+):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         result = condition()
@@ -72,9 +78,13 @@ class PrivatePostgres:
 
     def _run(self, *command: str) -> None:
         prefix = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-        result = subprocess.run([*prefix, *command], capture_output=True, text=True, cwd="/", timeout=120)
+        result = subprocess.run(
+            [*prefix, *command], capture_output=True, text=True, cwd="/", timeout=120
+        )
         if result.returncode:
-            raise AssertionError(f"{command[0]} failed ({result.returncode}): {result.stdout}{result.stderr}")
+            raise AssertionError(
+                f"{command[0]} failed ({result.returncode}): {result.stdout}{result.stderr}"
+            )
 
     def init(self) -> PrivatePostgres:
         if os.geteuid() == 0:
@@ -82,7 +92,16 @@ class PrivatePostgres:
         self._run(str(self.bin / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres",
                   "-E", "UTF8", "--locale=C.UTF-8")  # fmt: skip
         self.start()
-        self._run(str(self.bin / "createdb"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres", "continuity")
+        self._run(
+            str(self.bin / "createdb"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(self.port),
+            "-U",
+            "postgres",
+            "continuity",
+        )
         return self
 
     @property
@@ -125,7 +144,10 @@ class PrivateRedis:
         wait_for(self._answers, "redis", process=self.process)
 
     def _answers(self) -> bool:
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
+        with (
+            contextlib.suppress(OSError),
+            socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock,
+        ):
             sock.sendall(b"PING\r\n")
             return sock.recv(16).startswith(b"+PONG")
         return False
@@ -166,7 +188,12 @@ class Continuity:
     def _spawn(self, name: str, command: list[str]) -> tuple[subprocess.Popen, Path]:
         log = self.folder / f"{name}.log"
         process = subprocess.Popen(
-            command, cwd=ROOT, env=self.env, stdout=log.open("wb"), stderr=subprocess.STDOUT, start_new_session=True
+            command,
+            cwd=ROOT,
+            env=self.env,
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         self.processes.append((process, log))
         return process, log
@@ -223,11 +250,15 @@ def team_stack(folder: Path, scopes: str, env: dict[str, str] | None = None):
     postgres = PrivatePostgres().init()
     redis = PrivateRedis(folder / "redis")
     redis.start()
-    app = Continuity(folder / "app", {"DATABASE_URL": postgres.url, "REDIS_URL": redis.url, **(env or {})})
+    app = Continuity(
+        folder / "app", {"DATABASE_URL": postgres.url, "REDIS_URL": redis.url, **(env or {})}
+    )
     try:
         app.manage("migrate", "--no-input")
         app.env["DJANGO_SUPERUSER_PASSWORD"] = OWNER_PASSWORD
-        app.manage("createsuperuser", "--no-input", "--username", "ada", "--email", "ada@example.com")
+        app.manage(
+            "createsuperuser", "--no-input", "--username", "ada", "--email", "ada@example.com"
+        )
         output = app.manage("create_token", "--user", "ada", "--agent", "claude-code",
                             "--scopes", scopes, "--expires-in", "7")  # fmt: skip
         app.start_web()

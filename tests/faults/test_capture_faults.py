@@ -21,13 +21,22 @@ from tests.faults.servers import team_stack, wait_for
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
-SWEEP = {"CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS": "2", "CONTINUITY_CAPTURE_REQUEUE_AFTER_SECONDS": "3"}
+SWEEP = {
+    "CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS": "2",
+    "CONTINUITY_CAPTURE_REQUEUE_AFTER_SECONDS": "3",
+}
 
 
 @pytest.fixture
 def stack(tmp_path):
     with team_stack(tmp_path, "capture:write,memories:read", SWEEP) as (app, _, redis, token):
-        yield app, redis, httpx.Client(base_url=app.url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+        yield (
+            app,
+            redis,
+            httpx.Client(
+                base_url=app.url, headers={"Authorization": f"Bearer {token}"}, timeout=30
+            ),
+        )
 
 
 def items(count: int, label: str) -> list[dict]:
@@ -91,7 +100,11 @@ def test_a_worker_killed_mid_batch_leaves_no_duplicate_and_no_gap(stack):
     app.start_worker(beat=True)  # the sweep sends the interrupted batch again
 
     for batch in batches:
-        wait_for(lambda batch=batch: status(client, batch)["status"] == "done", f"batch {batch} done", timeout=180)
+        wait_for(
+            lambda batch=batch: status(client, batch)["status"] == "done",
+            f"batch {batch} done",
+            timeout=180,
+        )
     thread = thread_of(client, "killed")
     assert thread["event_count"] == 4000
     assert thread["duplicate_count"] == 0

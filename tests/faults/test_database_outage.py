@@ -9,7 +9,6 @@ the server's own data directory, not a server that can be away).
 
 from __future__ import annotations
 
-
 import httpx
 import pytest
 
@@ -31,7 +30,11 @@ def signed_in(app: Continuity) -> httpx.Client:
     client.get("/signin/")
     response = client.post(
         "/signin/",
-        data={"username": "ada", "password": OWNER_PASSWORD, "csrfmiddlewaretoken": client.cookies["csrftoken"]},
+        data={
+            "username": "ada",
+            "password": OWNER_PASSWORD,
+            "csrfmiddlewaretoken": client.cookies["csrftoken"],
+        },
         headers={"Referer": f"{app.url}/signin/"},
     )
     assert response.status_code == 302, response.text
@@ -39,21 +42,38 @@ def signed_in(app: Continuity) -> httpx.Client:
 
 
 def mcp_call(app: Continuity, token: str, name: str, arguments: dict) -> httpx.Response:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
-    return httpx.post(f"{app.url}/mcp", json=body, headers={**MCP_HEADERS, "Authorization": f"Bearer {token}"}, timeout=15)
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+    return httpx.post(
+        f"{app.url}/mcp",
+        json=body,
+        headers={**MCP_HEADERS, "Authorization": f"Bearer {token}"},
+        timeout=15,
+    )
 
 
 def test_every_door_answers_503_while_the_database_is_away_and_recovers_without_restart(stack):
     app, postgres, token = stack
     agent = httpx.Client(base_url=app.url, headers={"Authorization": f"Bearer {token}"}, timeout=15)
     owner = signed_in(app)
-    assert agent.post("/api/v1/memories", json={"content": "Use uv for Python.", "kind": "preference"}).status_code == 201
+    assert (
+        agent.post(
+            "/api/v1/memories", json={"content": "Use uv for Python.", "kind": "preference"}
+        ).status_code
+        == 201
+    )
 
     postgres.stop()
 
     answers = {
         "recall": agent.get("/api/v1/recall", params={"query": "python"}),
-        "remember": agent.post("/api/v1/memories", json={"content": "Use ruff to lint.", "kind": "preference"}),
+        "remember": agent.post(
+            "/api/v1/memories", json={"content": "Use ruff to lint.", "kind": "preference"}
+        ),
         "owner api": owner.get("/api/owner/memories/"),
         "mcp": mcp_call(app, token, "memory_recall", {"query": "python"}),
     }
@@ -68,11 +88,18 @@ def test_every_door_answers_503_while_the_database_is_away_and_recovers_without_
 
     postgres.start()
 
-    assert agent.get("/api/v1/recall", params={"query": "python"}).json()["memories"][0]["content"] == "Use uv for Python."
-    remembered = agent.post("/api/v1/memories", json={"content": "Use ruff to lint.", "kind": "preference"})
+    assert (
+        agent.get("/api/v1/recall", params={"query": "python"}).json()["memories"][0]["content"]
+        == "Use uv for Python."
+    )
+    remembered = agent.post(
+        "/api/v1/memories", json={"content": "Use ruff to lint.", "kind": "preference"}
+    )
     assert remembered.status_code == 201  # the write refused during the outage left nothing behind
     assert owner.get("/api/owner/memories/").status_code == 200
     assert owner.get("/").status_code == 200
     recalled = mcp_call(app, token, "memory_recall", {"query": "ruff lint"})
-    assert recalled.status_code == 200 and "isError" not in recalled.text.replace('"isError":false', "")
+    assert recalled.status_code == 200 and "isError" not in recalled.text.replace(
+        '"isError":false', ""
+    )
     assert httpx.get(f"{app.url}/health", timeout=15).status_code == 200

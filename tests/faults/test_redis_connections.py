@@ -45,7 +45,9 @@ def test_requests_share_the_processs_redis_connections(stack):
         assert agent.get("/api/v1/recall", params={"query": f"python {number}"}).status_code == 200
         call = {"jsonrpc": "2.0", "id": number, "method": "tools/call",
                 "params": {"name": "memory_recall", "arguments": {"query": "python"}}}  # fmt: skip
-        answer = httpx.post(f"{app.url}/mcp", json=call, headers={**MCP_HEADERS, **auth}, timeout=15)
+        answer = httpx.post(
+            f"{app.url}/mcp", json=call, headers={**MCP_HEADERS, **auth}, timeout=15
+        )
         assert answer.status_code == 200 and '"isError":true' not in answer.text
 
     # 40 requests, each counted in Redis (the rate limit); one connection each would be 40.

@@ -46,26 +46,35 @@ def fuzz(schema_url: str, base_url: str, headers: dict, failures: list) -> dict[
         @given(case=operation.as_strategy())
         def run(case):
             response = case.call(base_url=base_url, headers=headers)
-            seen.add(response.status_code)
+            seen.add(response.status_code)  # noqa: B023 - run within this iteration
             try:
                 case.validate_response(response, checks=[not_a_server_error])
                 assert_enveloped(response)
             except AssertionError as error:
-                failures.append(f"{case.method} {case.formatted_path}: {response.status_code} {error}")
+                failures.append(
+                    f"{case.method} {case.formatted_path}: {response.status_code} {error}"
+                )
             except Exception as error:  # schemathesis raises its own failure group
-                failures.append(f"{case.method} {case.formatted_path}: {response.status_code} {error}")
+                failures.append(
+                    f"{case.method} {case.formatted_path}: {response.status_code} {error}"
+                )
 
         run()
     return statuses
 
 
-def test_the_agent_api_answers_every_generated_request_without_a_server_error(live_server, make_token, settings):
+def test_the_agent_api_answers_every_generated_request_without_a_server_error(
+    live_server, make_token, settings
+):
     settings.CONTINUITY_RATE_LIMIT_PER_MINUTE = 0  # thousands of requests in a minute are the point
     _, raw = make_token("fuzzer")
     failures: list[str] = []
 
     statuses = fuzz(
-        f"{live_server.url}/api/v1/openapi.json", live_server.url, {"Authorization": f"Bearer {raw}"}, failures
+        f"{live_server.url}/api/v1/openapi.json",
+        live_server.url,
+        {"Authorization": f"Bearer {raw}"},
+        failures,
     )
 
     assert failures == [], "\n".join(failures[:20])
@@ -73,6 +82,8 @@ def test_the_agent_api_answers_every_generated_request_without_a_server_error(li
     # The generated requests reached the handlers: most operations answered a success at
     # least once (the rest look up ids that random input never hits), and the token was
     # accepted throughout.
-    succeeded = [label for label, seen in statuses.items() if any(200 <= code < 300 for code in seen)]
+    succeeded = [
+        label for label, seen in statuses.items() if any(200 <= code < 300 for code in seen)
+    ]
     assert len(succeeded) >= len(statuses) // 2, statuses
     assert not [label for label, seen in statuses.items() if 401 in seen], statuses

@@ -10,10 +10,11 @@ import re
 
 import pytest
 from django.test import Client
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from continuity import owner_urls
-from continuity.actors import Actor
+from foundation.actors import Actor
 from memories.services import memory_remember
 from tests.fuzz.test_api_schemas import assert_enveloped
 
@@ -27,7 +28,10 @@ texts = st.text(max_size=60) | st.sampled_from(["", "fact", "confirmed", "privat
                                                  "00000000-0000-0000-0000-000000000000", "缓存", "-1", "1e309"])  # fmt: skip
 values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | texts,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.sampled_from(FIELDS), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(st.sampled_from(FIELDS), children, max_size=4)
+    ),
     max_leaves=12,
 )
 bodies = st.dictionaries(st.sampled_from(FIELDS), values, max_size=6)
@@ -46,7 +50,12 @@ def routes():
             raw = prefix + str(pattern.pattern)
             if pattern.name in (None, "login", "logout", "api-root"):
                 continue
-            path = re.sub(r"\(\?P<pk>[^)]*\)", "{pk}", raw).replace("^", "").replace("/?$", "/").replace("$", "")
+            path = (
+                re.sub(r"\(\?P<pk>[^)]*\)", "{pk}", raw)
+                .replace("^", "")
+                .replace("/?$", "/")
+                .replace("$", "")
+            )
             methods = list(actions) if actions else ["get", "post"]
             found.extend((method, "/api/owner/" + path) for method in methods)
 
@@ -60,8 +69,13 @@ ROUTES = routes()
 @pytest.fixture
 def signed_in(owner, other_owner):
     me = Actor.owner(owner)
-    ids = [memory_remember(actor=me, content=f"Fuzz target {index}: use uv", kind="fact").id for index in range(3)]
-    ids.append(memory_remember(actor=Actor.owner(other_owner), content="Bob's memory", kind="fact").id)
+    ids = [
+        memory_remember(actor=me, content=f"Fuzz target {index}: use uv", kind="fact").id
+        for index in range(3)
+    ]
+    ids.append(
+        memory_remember(actor=Actor.owner(other_owner), content="Bob's memory", kind="fact").id
+    )
     client = Client()
     client.force_login(owner)
     return client, ids
@@ -77,12 +91,20 @@ def test_the_table_covers_the_owner_api():
 @pytest.mark.parametrize(("method", "path"), ROUTES, ids=[f"{m} {p}" for m, p in ROUTES])
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(data=st.data())
-def test_every_owner_route_answers_generated_input_without_a_server_error(signed_in, method, path, data):
+def test_every_owner_route_answers_generated_input_without_a_server_error(
+    signed_in, method, path, data
+):
     client, ids = signed_in
     pk = data.draw(st.sampled_from(ids) | st.sampled_from(["1", "0", "999999999", "retention_events_days",
                                                               "events", "not-an-id"]) | texts, label="pk")  # fmt: skip
-    url = path.replace("{pk}", str(pk).replace("/", "%2F").replace("?", "%3F").replace("#", "%23") or "x")
-    params = data.draw(st.dictionaries(st.sampled_from(FIELDS + ["page", "cursor", "q", "limit"]), texts, max_size=3))
+    url = path.replace(
+        "{pk}", str(pk).replace("/", "%2F").replace("?", "%3F").replace("#", "%23") or "x"
+    )
+    params = data.draw(
+        st.dictionaries(
+            st.sampled_from(FIELDS + ["page", "cursor", "q", "limit"]), texts, max_size=3
+        )
+    )
     if method == "get":
         response = client.get(url, params)
     elif data.draw(st.booleans(), label="json"):
@@ -94,7 +116,6 @@ def test_every_owner_route_answers_generated_input_without_a_server_error(signed
     assert response.status_code < 500, (method, url, response.status_code, response.content[:300])
     if response.get("Content-Type", "").startswith("application/json"):
         assert_enveloped(response)
-
 
 
 @pytest.mark.parametrize(

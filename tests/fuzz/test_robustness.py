@@ -6,17 +6,19 @@ a redaction, a ServiceError) and never raise anything else. Bounded example coun
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from capture import adapters, redaction
 from capture.models import Source
-from continuity.errors import ServiceError
+from foundation.errors import ServiceError
 from memories import gates, poisoning
 
 ROBUST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 texts = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)) | st.sampled_from(list("用户助手：:\n\t{}[]\"'`<>|")),
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",))
+    | st.sampled_from(list("用户助手：:\n\t{}[]\"'`<>|")),
     max_size=400,
 )
 scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | texts
@@ -57,7 +59,9 @@ def test_capture_redaction_returns_text_and_counts_for_anything(text):
 
 
 @ROBUST
-@given(fields=st.dictionaries(st.sampled_from(["content", "key", "tags", "value"]), texts, max_size=4))
+@given(
+    fields=st.dictionaries(st.sampled_from(["content", "key", "tags", "value"]), texts, max_size=4)
+)
 def test_the_secret_gate_passes_or_refuses_with_a_service_error(fields):
     try:
         gates.check_no_secrets(fields)

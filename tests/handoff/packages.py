@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from handoff.packages.format import FILES, MANIFEST, sha256
 from handoff.services import handoff_create, handoff_resume
 from memories.services import (
     memory_archive,
@@ -15,6 +14,7 @@ from memories.services import (
     memory_lock,
     memory_remember,
 )
+from portability.packages.format import FILES, MANIFEST, sha256
 
 
 def build_store(owner_actor, agent_actor) -> dict:

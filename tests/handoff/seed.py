@@ -19,8 +19,8 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from continuity.actors import Actor  # noqa: E402
-from continuity.tokens import token_create  # noqa: E402
+from accounts.tokens import token_create  # noqa: E402
+from foundation.actors import Actor  # noqa: E402
 from handoff.models import HandoffCapsule  # noqa: E402
 
 SCOPES = ["memories:read", "memories:write", "handoff"]

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 
 SEED = """
 from django.contrib.auth import get_user_model
-from continuity.actors import Actor
+from foundation.actors import Actor
 from handoff.services import handoff_create
 from memories.services import memory_remember
 users = get_user_model().objects

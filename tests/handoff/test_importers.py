@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from continuity.errors import ErrorCode, ServiceError
-from handoff.importers import context_keeper_import, jsonl_import
+from foundation.errors import ErrorCode, ServiceError
 from memories.models import Memory, MemoryEvent, MemoryLink
 from memories.services import memory_remember
+from portability.importers import context_keeper_import, jsonl_import
 from tests.api.helpers import database_dump
 
 pytestmark = pytest.mark.django_db

@@ -10,15 +10,15 @@ import tarfile
 import pytest
 from django.contrib.auth import get_user_model
 
-from continuity.actors import Actor
-from continuity.errors import ErrorCode, ServiceError
+from foundation.actors import Actor
+from foundation.errors import ErrorCode, ServiceError
 from handoff.models import HandoffCapsule
-from handoff.packages import FILES, MANIFEST, package_export, package_import
-from handoff.packages.format import FORMAT, FORMAT_VERSION, sha256
 from handoff.services import handoff_resume
 from memories import retrieval, text
 from memories.models import Memory, MemoryEvent, MemoryLink
 from memories.services import memory_remember
+from portability.packages import FILES, MANIFEST, package_export, package_import
+from portability.packages.format import FORMAT, FORMAT_VERSION, sha256
 from tests.api.helpers import database_dump
 from tests.handoff.packages import build_store, edit_manifest, read_lines, write_lines
 

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from continuity.actors import Actor
-from continuity.errors import ErrorCode, ServiceError
+from foundation.actors import Actor
+from foundation.errors import ErrorCode, ServiceError
 from handoff.models import HandoffCapsule
 from handoff.services import handoff_create, handoff_expire, handoff_resume
 

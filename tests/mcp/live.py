@@ -93,7 +93,9 @@ class Site:
         if self.database_name:
             import psycopg
 
-            with psycopg.connect(os.environ["DATABASE_URL"], dbname="postgres", autocommit=True) as admin:
+            with psycopg.connect(
+                os.environ["DATABASE_URL"], dbname="postgres", autocommit=True
+            ) as admin:
                 admin.execute(f'DROP DATABASE IF EXISTS "{self.database_name}" WITH (FORCE)')
 
 

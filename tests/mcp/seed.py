@@ -22,9 +22,9 @@ django.setup()
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from continuity.actors import Actor  # noqa: E402
-from continuity.models import PersonalAccessToken  # noqa: E402
-from continuity.tokens import token_create, token_revoke  # noqa: E402
+from accounts.models import PersonalAccessToken  # noqa: E402
+from accounts.tokens import token_create, token_revoke  # noqa: E402
+from foundation.actors import Actor  # noqa: E402
 from memories.models import Memory, MemoryEvent  # noqa: E402
 
 READ_WRITE = ["memories:read", "memories:write"]

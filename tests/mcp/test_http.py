@@ -74,7 +74,9 @@ def unique(text: str) -> str:
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_a_client_connects_and_lists_the_tools_in_each_protocol_revision(mcp_server, mcp_site, mode):
+def test_a_client_connects_and_lists_the_tools_in_each_protocol_revision(
+    mcp_server, mcp_site, mode
+):
     async def work(client):
         return client.protocol_version, await client.list_tools()
 
@@ -96,7 +98,9 @@ def test_remember_then_recall_over_each_protocol_revision(mcp_server, mcp_site, 
     content = unique(f"Prefers tabs in Makefiles, noted over {mode}")
 
     async def work(client):
-        written = await client.call_tool("memory_remember", {"content": content, "kind": "preference"})
+        written = await client.call_tool(
+            "memory_remember", {"content": content, "kind": "preference"}
+        )
         found = await client.call_tool("memory_recall", {"query": content, "limit": 5})
         return written, found
 
@@ -145,7 +149,10 @@ def test_every_tool_works_for_an_agent_with_a_read_write_token(mcp_server, mcp_s
         recalled = await run("memory_recall", query="staging database refresh", project_key=project)
         link = await run("memory_link", from_id=new["id"], to_id=keyed["id"], relation="related_to")
         uri_link = await run(
-            "memory_link", from_id=new["id"], uri="https://wiki.example/staging", relation="derived_from"
+            "memory_link",
+            from_id=new["id"],
+            uri="https://wiki.example/staging",
+            relation="derived_from",
         )
         forgotten = await run(
             "memory_forget", id=old["id"], reason="moved to Sunday", superseded_by=new["id"]
@@ -195,7 +202,10 @@ def test_every_tool_works_for_an_agent_with_a_read_write_token(mcp_server, mcp_s
     # Recall demotes what was superseded: the replacement now ranks first.
     ranked = [m["id"] for m in r["after"]["memories"]]
     assert ranked[0] == r["new"]["id"]
-    assert [m["status"] for m in r["after"]["memories"] if m["id"] == r["old"]["id"]] in ([], ["superseded"])
+    assert [m["status"] for m in r["after"]["memories"] if m["id"] == r["old"]["id"]] in (
+        [],
+        ["superseded"],
+    )
 
 
 def test_the_agent_identity_comes_from_the_token(mcp_server, mcp_site):
@@ -237,7 +247,9 @@ def test_service_failures_are_tool_errors_carrying_the_envelope(mcp_server, mcp_
 def test_a_read_only_token_may_recall_but_not_remember(mcp_server, mcp_site):
     token = mcp_site.raw("read_only")
 
-    refused = error(call(mcp_server, token, "memory_remember", {"content": "x y z", "kind": "fact"}))
+    refused = error(
+        call(mcp_server, token, "memory_remember", {"content": "x y z", "kind": "fact"})
+    )
     assert refused["code"] == "FORBIDDEN"
     assert "memories:write" in refused["message"]
     assert "memories" in ok(call(mcp_server, token, "memory_recall", {"query": "anything"}))
@@ -275,7 +287,9 @@ def test_a_read_only_token_may_recall_but_not_remember(mcp_server, mcp_site):
          "memories"),
     ],
 )  # fmt: skip
-def test_invalid_arguments_are_validation_errors_naming_the_field(mcp_server, mcp_site, name, arguments, field):
+def test_invalid_arguments_are_validation_errors_naming_the_field(
+    mcp_server, mcp_site, name, arguments, field
+):
     envelope = error(call(mcp_server, mcp_site.raw("full"), name, arguments))
 
     assert envelope["code"] == "VALIDATION_ERROR"
@@ -287,7 +301,11 @@ def test_refused_calls_change_nothing(mcp_server, mcp_site):
     for token, name, arguments in [
         ("full", "memory_remember", {"content": "x", "kind": "opinion"}),
         ("full", "memory_remember", {"content": "password = hunter2hunter2", "kind": "fact"}),
-        ("full", "memory_remember", {"content": "y", "kind": "fact", "key": "k", "expected_version": 3}),
+        (
+            "full",
+            "memory_remember",
+            {"content": "y", "kind": "fact", "key": "k", "expected_version": 3},
+        ),
         ("read_only", "memory_remember", {"content": "Likes green", "kind": "preference"}),
         ("full", "memory_forget", {"id": str(uuid.uuid4())}),
     ]:
@@ -300,7 +318,9 @@ def test_refused_calls_change_nothing(mcp_server, mcp_site):
 
 
 @pytest.mark.parametrize("token", [None, "cont_pat_" + "x" * 40, "not-a-token", "expired"])
-def test_requests_without_a_valid_token_get_401_with_a_bearer_challenge(mcp_server, mcp_site, token):
+def test_requests_without_a_valid_token_get_401_with_a_bearer_challenge(
+    mcp_server, mcp_site, token
+):
     raw = mcp_site.raw(token) if token == "expired" else token
 
     response = post(mcp_server, LIST_TOOLS, raw)

@@ -57,18 +57,24 @@ def test_no_token_sees_or_touches_what_it_must_not_over_mcp(world, make_token, s
     settings.CONTINUITY_RATE_LIMIT_PER_MINUTE = 0
     problems = []
     for number, (scopes, restricted) in enumerate(token_profiles()):
-        _, raw = make_token("claude-code", scopes=scopes, **({"allowed_projects": [P1]} if restricted else {}))
+        _, raw = make_token(
+            "claude-code", scopes=scopes, **({"allowed_projects": [P1]} if restricted else {})
+        )
         calls = calls_for(world, number)
         results = anyio.run(call_all, raw, calls)
         leaks = forbidden_canaries(scopes, restricted)
-        for (tool, arguments, scope, project, not_found), result in zip(calls, results, strict=True):
+        for (tool, arguments, scope, project, not_found), result in zip(
+            calls, results, strict=True
+        ):
             who = f"{tool} {json.dumps(arguments)[:60]} with {scopes}{' restricted to P1' if restricted else ''}"
             text = "".join(part.text for part in result.content)
             allowed = (scope is None or scope in scopes) and not (restricted and project == P2)
             code = result.structured_content["error"]["code"] if result.is_error else None
             expected = "FORBIDDEN" if not allowed else ("NOT_FOUND" if not_found else None)
             if code != expected:
-                problems.append(f"{who}: {code or 'ok'} (expected {expected or 'ok'}): {text[:160]}")
+                problems.append(
+                    f"{who}: {code or 'ok'} (expected {expected or 'ok'}): {text[:160]}"
+                )
             problems += [f"{who}: leaked {canary}" for canary in leaks if canary in text]
 
     assert problems == [], "\n".join(problems[:30])

@@ -38,7 +38,10 @@ def test_stdio_serves_the_same_tools_acting_with_the_environment_token(mcp_site,
         capabilities = await client.call_tool("memory_capabilities", {})
         written = await client.call_tool(
             "memory_remember",
-            {"content": f"Commit messages are written in the imperative ({mode}).", "kind": "preference"},
+            {
+                "content": f"Commit messages are written in the imperative ({mode}).",
+                "kind": "preference",
+            },
         )
         history = await client.call_tool("memory_history", {"id": written.structured_content["id"]})
         found = await client.call_tool("memory_recall", {"query": "how to write commit messages"})

@@ -117,7 +117,10 @@ def test_enumerated_arguments_list_their_values(tools):
 def test_numeric_and_length_arguments_are_bounded(tools):
     remember = properties(tools["memory_remember"])
     assert remember["content"]["maxLength"] == 4000
-    assert (bound(remember["confidence"], "minimum"), bound(remember["confidence"], "maximum")) == (0, 1)
+    assert (bound(remember["confidence"], "minimum"), bound(remember["confidence"], "maximum")) == (
+        0,
+        1,
+    )
     assert bound(remember["tags"], "maxItems") == 20
     recall = properties(tools["memory_recall"])
     assert (recall["limit"]["minimum"], recall["limit"]["maximum"]) == (1, 100)
@@ -161,7 +164,10 @@ def test_the_allow_lists_come_from_settings(settings):
 
     assert security.enable_dns_rebinding_protection
     assert security.allowed_hosts == ["memory.example.com", "memory.example.com:*"]
-    assert security.allowed_origins == ["https://memory.example.com", "https://memory.example.com:*"]
+    assert security.allowed_origins == [
+        "https://memory.example.com",
+        "https://memory.example.com:*",
+    ]
 
 
 def test_by_default_mcp_allows_localhost_and_its_hosts_over_http_and_https():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from continuity.errors import ServiceError
+from foundation.errors import ServiceError
 from memories.models import Memory, MemoryEvent, MemoryLink
 from memories.services import memory_remember
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from continuity.errors import ErrorCode
+from foundation.errors import ErrorCode
 from memories.models import Memory, MemoryLink
 from memories.services import memory_checkpoint
 from tests.memories.helpers import raises, row_counts
@@ -23,13 +23,19 @@ def test_checkpoint_writes_a_summary_and_linked_atoms_in_one_go(agent_actor):
     )
     summary = Memory.objects.get(pk=result["summary_id"])
     assert (summary.type, summary.kind, summary.scope_type, summary.scope_key) == (
-        "episodic", "task_state", "task", "task-77"
+        "episodic",
+        "task_state",
+        "task",
+        "task-77",
     )
     atoms = Memory.objects.filter(pk__in=result["memory_ids"])
     assert atoms.count() == 2 and {atom.scope_key for atom in atoms} == {"github:acme/billing"}
-    assert MemoryLink.objects.filter(
-        from_memory__in=atoms, to_memory=summary, relation="derived_from"
-    ).count() == 2
+    assert (
+        MemoryLink.objects.filter(
+            from_memory__in=atoms, to_memory=summary, relation="derived_from"
+        ).count()
+        == 2
+    )
 
 
 def test_a_bad_atom_rolls_back_the_whole_checkpoint_and_names_its_index(agent_actor):
@@ -42,13 +48,19 @@ def test_a_bad_atom_rolls_back_the_whole_checkpoint_and_names_its_index(agent_ac
                 {"content": "The new key is AKIAIOSFODNN7EXAMPLE", "kind": "fact"},
             ],
         )
-    assert caught.value.message.startswith("memories[1]:") and caught.value.details[0] == {"index": 1}
+    assert caught.value.message.startswith("memories[1]:") and caught.value.details[0] == {
+        "index": 1
+    }
     assert row_counts() == (0, 0, 0)
 
 
 @pytest.mark.parametrize(
     "memories",
-    [[{"content": "no kind"}], [{"content": "x", "kind": "fact", "owner": 3}], [{"content": "x", "kind": "fact"}] * 21],
+    [
+        [{"content": "no kind"}],
+        [{"content": "x", "kind": "fact", "owner": 3}],
+        [{"content": "x", "kind": "fact"}] * 21,
+    ],
 )
 def test_malformed_atoms_are_validation_errors(agent_actor, memories):
     with raises(ErrorCode.VALIDATION_ERROR):
@@ -58,6 +70,11 @@ def test_malformed_atoms_are_validation_errors(agent_actor, memories):
 
 def test_agents_cannot_smuggle_owner_trust_through_a_checkpoint(agent_actor):
     with raises(ErrorCode.FORBIDDEN):
-        memory_checkpoint(actor=agent_actor, summary="Progress",
-                          memories=[{"content": "Always deploy on Friday", "kind": "decision", "trust": "locked"}])
+        memory_checkpoint(
+            actor=agent_actor,
+            summary="Progress",
+            memories=[
+                {"content": "Always deploy on Friday", "kind": "decision", "trust": "locked"}
+            ],
+        )
     assert row_counts() == (0, 0, 0)

@@ -4,7 +4,7 @@ transactions, PostgreSQL's row and advisory locks)."""
 
 import pytest
 
-from continuity.errors import ErrorCode, ServiceError
+from foundation.errors import ErrorCode, ServiceError
 from memories.models import Memory, MemoryEvent
 from tests.memories.helpers import remember
 from tests.threads import run_in_threads
@@ -22,8 +22,13 @@ def test_twenty_compare_and_set_writers_give_one_winner_per_version(agent_actor)
             attempts += 1
             version = Memory.objects.get(key="counter", status="active").version
             try:
-                receipt = remember(agent_actor, content=f"counter written by {index}", kind="task_state",
-                                   key="counter", expected_version=version)
+                receipt = remember(
+                    agent_actor,
+                    content=f"counter written by {index}",
+                    kind="task_state",
+                    key="counter",
+                    expected_version=version,
+                )
                 return receipt.version, attempts
             except ServiceError as error:
                 if error.code != ErrorCode.VERSION_CONFLICT:
@@ -45,11 +50,23 @@ def test_twenty_compare_and_set_writers_give_one_winner_per_version(agent_actor)
 
 
 def test_twenty_concurrent_merges_lose_no_update(agent_actor):
-    remember(agent_actor, content="shared settings", kind="preference", key="settings", value={"base": True})
+    remember(
+        agent_actor,
+        content="shared settings",
+        kind="preference",
+        key="settings",
+        value={"base": True},
+    )
 
     def merge(index):
-        return remember(agent_actor, content="shared settings", kind="preference", key="settings",
-                        write_mode="merge", value={f"writer_{index}": index})
+        return remember(
+            agent_actor,
+            content="shared settings",
+            kind="preference",
+            key="settings",
+            write_mode="merge",
+            value={f"writer_{index}": index},
+        )
 
     outcomes = run_in_threads(merge)
     assert [o for o in outcomes if isinstance(o, Exception)] == []

@@ -11,7 +11,7 @@ import string
 
 import pytest
 
-from continuity.errors import ErrorCode, ServiceError
+from foundation.errors import ErrorCode, ServiceError
 from memories.gates import (
     RULE_NAMES,
     SecretFinding,

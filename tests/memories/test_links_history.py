@@ -2,8 +2,8 @@
 
 import pytest
 
-from continuity.actors import Actor
-from continuity.errors import ErrorCode
+from foundation.actors import Actor
+from foundation.errors import ErrorCode
 from memories.models import MemoryLink
 from memories.selectors import memory_get, memory_history
 from memories.services import memory_confirm, memory_correct, memory_link
@@ -18,7 +18,12 @@ def test_link_to_a_memory_and_to_a_uri_is_idempotent(agent_actor):
     link = memory_link(actor=agent_actor, from_id=b.id, to_id=a.id, relation="supports")
     again = memory_link(actor=agent_actor, from_id=b.id, to_id=a.id, relation="supports")
     assert link.pk == again.pk and link.created_by_agent == "claude-code"
-    uri = memory_link(actor=agent_actor, from_id=a.id, uri="https://docs.celeryq.dev/en/stable/", relation="related_to")
+    uri = memory_link(
+        actor=agent_actor,
+        from_id=a.id,
+        uri="https://docs.celeryq.dev/en/stable/",
+        relation="related_to",
+    )
     assert uri.uri.startswith("https://") and MemoryLink.objects.count() == 2
 
 
@@ -29,7 +34,11 @@ def test_link_to_a_memory_and_to_a_uri_is_idempotent(agent_actor):
         {"relation": "supersedes", "uri": "https://example.com"},
         {"relation": "related_to"},
         {"relation": "related_to", "uri": "not a uri"},
-        {"relation": "related_to", "uri": "https://x", "to_id": "00000000-0000-0000-0000-000000000001"},
+        {
+            "relation": "related_to",
+            "uri": "https://x",
+            "to_id": "00000000-0000-0000-0000-000000000001",
+        },
     ],
 )
 def test_bad_links_are_validation_errors(agent_actor, fields):
@@ -48,8 +57,12 @@ def test_a_memory_cannot_link_to_itself(agent_actor):
 def test_a_uri_carrying_a_token_is_rejected(agent_actor):
     a = remember(agent_actor)
     with raises(ErrorCode.SECRET_REJECTED):
-        memory_link(actor=agent_actor, from_id=a.id, relation="related_to",
-                    uri="https://api.example.com/?token=cont_pat_" + "Ab1" * 13 + "x")
+        memory_link(
+            actor=agent_actor,
+            from_id=a.id,
+            relation="related_to",
+            uri="https://api.example.com/?token=cont_pat_" + "Ab1" * 13 + "x",
+        )
 
 
 def test_history_covers_every_version_newest_first_and_pages(owner_actor, agent_actor):
@@ -61,7 +74,9 @@ def test_history_covers_every_version_newest_first_and_pages(owner_actor, agent_
     page = memory_history(actor=agent_actor, memory_id=latest.pk, limit=3)
     seen = list(page.events)
     while page.next_cursor:
-        page = memory_history(actor=agent_actor, memory_id=latest.pk, limit=3, cursor=page.next_cursor)
+        page = memory_history(
+            actor=agent_actor, memory_id=latest.pk, limit=3, cursor=page.next_cursor
+        )
         seen.extend(page.events)
     ids = [event.id for event in seen]
     assert ids == sorted(ids, reverse=True) and len(set(ids)) == len(ids)
@@ -87,7 +102,9 @@ def test_a_cursor_from_another_memorys_history_is_rejected(agent_actor):
 def test_agents_see_shared_memories_but_not_private_ones_or_other_agents_notes(
     owner_actor, agent_actor, other_agent_actor, make_token
 ):
-    private = remember(owner_actor, content="My bank is Example Bank", kind="fact", visibility="private")
+    private = remember(
+        owner_actor, content="My bank is Example Bank", kind="fact", visibility="private"
+    )
     note = remember(other_agent_actor, content="Codex sandbox quirk", scope_type="agent")
     shared = remember(owner_actor, content="I prefer concise answers")
     assert str(memory_get(actor=agent_actor, memory_id=shared.id).pk) == shared.id
@@ -99,7 +116,13 @@ def test_agents_see_shared_memories_but_not_private_ones_or_other_agents_notes(
 
 
 def test_project_restricted_tokens_do_not_see_other_projects(owner_actor, make_token):
-    other = remember(owner_actor, content="Uses Django", kind="fact", scope_type="project", scope_key="github:acme/api")
+    other = remember(
+        owner_actor,
+        content="Uses Django",
+        kind="fact",
+        scope_type="project",
+        scope_key="github:acme/api",
+    )
     token, _ = make_token("cursor", allowed_projects=["github:acme/web"])
     with raises(ErrorCode.NOT_FOUND):
         memory_get(actor=Actor.agent(token), memory_id=other.id)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from continuity.actors import Actor
-from continuity.errors import ErrorCode, ServiceError
+from foundation.actors import Actor
+from foundation.errors import ErrorCode, ServiceError
 from memories.models import Memory, MemoryEvent, MemoryLink, Relation
 from tests.memories.helpers import raises, remember, row_counts
 
@@ -16,7 +16,9 @@ def test_owner_write_is_confirmed_and_recorded_as_created(owner_actor):
     assert (receipt.version, receipt.trust, receipt.status) == (1, "confirmed", "active")
     assert receipt.evolution == {"action": "created", "version": 1, "supersedes": None}
     assert memory.origin == "user" and memory.source_agent == ""
-    assert list(MemoryEvent.objects.filter(memory_id=memory.pk).values_list("event_type", flat=True)) == ["created"]
+    assert list(
+        MemoryEvent.objects.filter(memory_id=memory.pk).values_list("event_type", flat=True)
+    ) == ["created"]
 
 
 def test_agent_write_is_inferred_and_carries_the_tokens_agent_name(agent_actor):
@@ -24,7 +26,9 @@ def test_agent_write_is_inferred_and_carries_the_tokens_agent_name(agent_actor):
     memory = Memory.objects.get(pk=receipt.id)
     assert memory.trust == "inferred"
     assert (memory.origin, memory.source_agent, memory.created_by_token) == (
-        "agent", "claude-code", agent_actor.token
+        "agent",
+        "claude-code",
+        agent_actor.token,
     )
     event = MemoryEvent.objects.get(memory_id=memory.pk)
     assert (event.actor_agent, event.actor_token) == ("claude-code", agent_actor.token)
@@ -42,9 +46,18 @@ def test_agent_cannot_write_owner_trust_levels(agent_actor, trust):
 
 
 def test_type_follows_kind_unless_given(owner_actor):
-    assert Memory.objects.get(pk=remember(owner_actor, "Deployed v2 on Friday", "event").id).type == "episodic"
-    assert Memory.objects.get(pk=remember(owner_actor, "Run make release", "procedure").id).type == "procedural"
-    assert Memory.objects.get(pk=remember(owner_actor, "Ada is the tech lead", "fact").id).type == "semantic"
+    assert (
+        Memory.objects.get(pk=remember(owner_actor, "Deployed v2 on Friday", "event").id).type
+        == "episodic"
+    )
+    assert (
+        Memory.objects.get(pk=remember(owner_actor, "Run make release", "procedure").id).type
+        == "procedural"
+    )
+    assert (
+        Memory.objects.get(pk=remember(owner_actor, "Ada is the tech lead", "fact").id).type
+        == "semantic"
+    )
     explicit = remember(owner_actor, "Release checklist lives in docs/", "fact", type="procedural")
     assert Memory.objects.get(pk=explicit.id).type == "procedural"
 
@@ -103,8 +116,16 @@ def test_content_of_exactly_4000_chinese_characters_is_accepted(owner_actor):
     [
         ({"content": "The deploy key is AKIAIOSFODNN7EXAMPLE for prod"}, "aws_access_key"),
         ({"content": "记住：我的 token 是 cont_pat_" + "a1B2c3D4e5" * 4}, "continuity_token"),
-        ({"content": "Send Authorization: Bearer abcdef0123456789abcdef to the API"}, "authorization_header"),
-        ({"content": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----"}, "private_key_block"),
+        (
+            {"content": "Send Authorization: Bearer abcdef0123456789abcdef to the API"},
+            "authorization_header",
+        ),
+        (
+            {
+                "content": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----"
+            },
+            "private_key_block",
+        ),
         ({"value": {"db": {"password": "s3cr3t-Pa55word!"}}, "key": "db"}, "password_assignment"),
     ],
 )
@@ -121,7 +142,9 @@ def test_secret_gate_rejects_credentials_without_echoing_them(owner_actor, field
     assert row_counts() == (0, 0, 0)
 
 
-def test_exact_duplicate_returns_the_existing_memory_and_writes_nothing(agent_actor, other_agent_actor):
+def test_exact_duplicate_returns_the_existing_memory_and_writes_nothing(
+    agent_actor, other_agent_actor
+):
     first = remember(agent_actor, content="Use uv to manage Python environments.")
     counts = row_counts()
     again = remember(other_agent_actor, content="  use UV to manage   python environments ")
@@ -132,7 +155,12 @@ def test_exact_duplicate_returns_the_existing_memory_and_writes_nothing(agent_ac
 
 def test_the_same_statement_in_another_scope_is_a_separate_memory(owner_actor):
     first = remember(owner_actor, content="Run tests with pytest -x")
-    second = remember(owner_actor, content="Run tests with pytest -x", scope_type="project", scope_key="github:acme/api")
+    second = remember(
+        owner_actor,
+        content="Run tests with pytest -x",
+        scope_type="project",
+        scope_key="github:acme/api",
+    )
     assert first.id != second.id and second.duplicate_of is None
 
 
@@ -141,8 +169,15 @@ def test_keyed_replace_creates_the_next_version_and_supersedes_the_previous(owne
     second = remember(owner_actor, content="Node 22 is the runtime", kind="fact", key="runtime")
     assert second.evolution == {"action": "replaced", "version": 2, "supersedes": first.id}
     old, new = Memory.objects.get(pk=first.id), Memory.objects.get(pk=second.id)
-    assert (old.status, new.status, new.version, new.supersedes_id) == ("superseded", "active", 2, old.pk)
-    assert MemoryLink.objects.filter(from_memory=new, to_memory=old, relation=Relation.SUPERSEDES).exists()
+    assert (old.status, new.status, new.version, new.supersedes_id) == (
+        "superseded",
+        "active",
+        2,
+        old.pk,
+    )
+    assert MemoryLink.objects.filter(
+        from_memory=new, to_memory=old, relation=Relation.SUPERSEDES
+    ).exists()
     assert MemoryEvent.objects.filter(memory_id=old.pk, event_type="superseded").count() == 1
 
 
@@ -155,13 +190,28 @@ def test_keyed_write_with_identical_content_and_value_changes_nothing(owner_acto
 
 
 def test_merge_mode_deep_merges_objects_and_replaces_arrays_and_scalars(agent_actor):
-    remember(agent_actor, content="Editor settings", kind="preference", key="editor",
-             value={"font": {"family": "Fira Code", "size": 13}, "plugins": ["vim"], "theme": "dark"})
-    receipt = remember(agent_actor, content="Editor settings", kind="preference", key="editor", write_mode="merge",
-                       value={"font": {"size": 14}, "plugins": ["copilot"], "theme": None, "wrap": True})
+    remember(
+        agent_actor,
+        content="Editor settings",
+        kind="preference",
+        key="editor",
+        value={"font": {"family": "Fira Code", "size": 13}, "plugins": ["vim"], "theme": "dark"},
+    )
+    receipt = remember(
+        agent_actor,
+        content="Editor settings",
+        kind="preference",
+        key="editor",
+        write_mode="merge",
+        value={"font": {"size": 14}, "plugins": ["copilot"], "theme": None, "wrap": True},
+    )
     memory = Memory.objects.get(pk=receipt.id)
     assert receipt.evolution["action"] == "merged" and memory.version == 2
-    assert memory.value == {"font": {"family": "Fira Code", "size": 14}, "plugins": ["copilot"], "wrap": True}
+    assert memory.value == {
+        "font": {"family": "Fira Code", "size": 14},
+        "plugins": ["copilot"],
+        "wrap": True,
+    }
 
 
 def test_expected_version_zero_only_creates(owner_actor):
@@ -208,20 +258,36 @@ def test_idempotency_keys_belong_to_one_caller(agent_actor, other_agent_actor):
 def test_agent_overwrite_of_an_owner_trusted_memory_becomes_a_disputed_contradiction(
     owner_actor, agent_actor, trust_action
 ):
-    owned = remember(owner_actor, content="Deploy on Tuesdays", kind="decision", key="deploy-day", trust=trust_action)
+    owned = remember(
+        owner_actor,
+        content="Deploy on Tuesdays",
+        kind="decision",
+        key="deploy-day",
+        trust=trust_action,
+    )
     receipt = remember(agent_actor, content="Deploy on Fridays", kind="decision", key="deploy-day")
     assert receipt.status == "disputed" and receipt.evolution["action"] == "disputed"
     assert receipt.contradictions[0]["id"] == owned.id
     original = Memory.objects.get(pk=owned.id)
-    assert (original.status, original.content, original.version) == ("active", "Deploy on Tuesdays", 1)
+    assert (original.status, original.content, original.version) == (
+        "active",
+        "Deploy on Tuesdays",
+        1,
+    )
     assert MemoryLink.objects.filter(
         from_memory_id=receipt.id, to_memory=original, relation=Relation.CONTRADICTS
     ).exists()
 
 
-def test_agent_overwrite_with_expected_version_still_cannot_replace_a_locked_memory(owner_actor, agent_actor):
-    owned = remember(owner_actor, content="Deploy on Tuesdays", kind="decision", key="deploy-day", trust="locked")
-    receipt = remember(agent_actor, content="Deploy daily", kind="decision", key="deploy-day", expected_version=1)
+def test_agent_overwrite_with_expected_version_still_cannot_replace_a_locked_memory(
+    owner_actor, agent_actor
+):
+    owned = remember(
+        owner_actor, content="Deploy on Tuesdays", kind="decision", key="deploy-day", trust="locked"
+    )
+    receipt = remember(
+        agent_actor, content="Deploy daily", kind="decision", key="deploy-day", expected_version=1
+    )
     assert receipt.status == "disputed"
     assert Memory.objects.get(pk=owned.id).status == "active"
 
@@ -233,8 +299,12 @@ def test_agent_replaces_an_agent_written_memory(agent_actor, other_agent_actor):
 
 
 def test_owner_replacing_a_locked_memory_keeps_it_locked(owner_actor):
-    remember(owner_actor, content="Deploy on Tuesdays", kind="decision", key="deploy-day", trust="locked")
-    receipt = remember(owner_actor, content="Deploy on Wednesdays", kind="decision", key="deploy-day")
+    remember(
+        owner_actor, content="Deploy on Tuesdays", kind="decision", key="deploy-day", trust="locked"
+    )
+    receipt = remember(
+        owner_actor, content="Deploy on Wednesdays", kind="decision", key="deploy-day"
+    )
     assert receipt.trust == "locked" and receipt.version == 2
 
 
@@ -260,8 +330,12 @@ def test_confidence_needs_a_basis_and_user_asserted_is_only_for_the_owner(owner_
     memory = Memory.objects.get(pk=receipt.id)
     assert (memory.confidence, memory.confidence_basis) == (0.7, "agent_inferred")
     with raises(ErrorCode.FORBIDDEN):
-        remember(agent_actor, content="I like green", confidence=1.0, confidence_basis="user_asserted")
-    owned = remember(owner_actor, content="I like green", confidence=1.0, confidence_basis="user_asserted")
+        remember(
+            agent_actor, content="I like green", confidence=1.0, confidence_basis="user_asserted"
+        )
+    owned = remember(
+        owner_actor, content="I like green", confidence=1.0, confidence_basis="user_asserted"
+    )
     assert Memory.objects.get(pk=owned.id).confidence_basis == "user_asserted"
 
 
@@ -275,16 +349,30 @@ def test_agent_scope_defaults_to_the_agents_own_name(agent_actor):
 def test_project_restricted_token_writes_only_its_projects(make_token):
     token, _ = make_token("cursor", allowed_projects=["github:acme/web"])
     actor = Actor.agent(token)
-    remember(actor, content="Uses Next.js", kind="fact", scope_type="project", scope_key="github:acme/web")
+    remember(
+        actor,
+        content="Uses Next.js",
+        kind="fact",
+        scope_type="project",
+        scope_key="github:acme/web",
+    )
     with raises(ErrorCode.FORBIDDEN):
-        remember(actor, content="Uses Django", kind="fact", scope_type="project", scope_key="github:acme/api")
+        remember(
+            actor,
+            content="Uses Django",
+            kind="fact",
+            scope_type="project",
+            scope_key="github:acme/api",
+        )
 
 
 def test_private_memories_need_the_private_scope(agent_actor, make_token):
     with raises(ErrorCode.FORBIDDEN):
         remember(agent_actor, visibility="private")
     token, _ = make_token("assistant", scopes=["memories:read", "memories:write", "private:read"])
-    receipt = remember(Actor.agent(token), content="My doctor is Dr. Chen", kind="fact", visibility="private")
+    receipt = remember(
+        Actor.agent(token), content="My doctor is Dr. Chen", kind="fact", visibility="private"
+    )
     assert Memory.objects.get(pk=receipt.id).visibility == "private"
 
 

@@ -8,9 +8,9 @@ import hashlib
 import pytest
 
 from memories.text import (
-    Assessment,
     CONTRADICTION_THRESHOLD,
     NEAR_DUPLICATE_THRESHOLD,
+    Assessment,
     analyze,
     assess,
     fingerprint,
@@ -39,6 +39,7 @@ SAMPLES = [
 
 # --- normalize and fingerprint ------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("left", "right"),
     [
@@ -65,7 +66,7 @@ def test_normalize_is_idempotent(text):
 
 
 def test_fingerprint_is_sha256_of_normalized_content_and_scope():
-    expected = hashlib.sha256("use uv\x1fproject\x1fgithub:ada/continuity".encode()).hexdigest()
+    expected = hashlib.sha256(b"use uv\x1fproject\x1fgithub:ada/continuity").hexdigest()
     assert fingerprint("Use UV.", "project", "github:ada/continuity") == expected
 
 
@@ -77,6 +78,7 @@ def test_fingerprint_differs_across_scopes_but_not_across_spellings():
 
 
 # --- terms --------------------------------------------------------------------------------
+
 
 def test_mixed_chinese_and_english_terms():
     assert terms("我们用 PostgreSQL 做缓存") == {"我们", "们用", "postgresql", "做缓", "缓存"}
@@ -145,6 +147,7 @@ def test_negations_are_found_in_english_and_chinese(text, negations):
 
 # --- assess: duplicates and near-duplicates -----------------------------------------------
 
+
 @pytest.mark.parametrize(
     ("new", "existing"),
     [
@@ -178,6 +181,7 @@ def test_a_text_is_a_near_duplicate_of_itself_and_never_contradicts_itself(text)
 
 
 # --- assess: contradictions ---------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("new", "existing", "reason"),

@@ -2,7 +2,7 @@
 
 import pytest
 
-from continuity.actors import Actor
+from foundation.actors import Actor
 from memories.models import Memory
 from memories.selectors import is_visible_to, memories_visible_to
 from tests.memories.helpers import remember

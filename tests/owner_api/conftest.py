@@ -14,7 +14,7 @@ from django.conf import settings
 from django.test import Client
 from django.utils.crypto import get_random_string
 
-from continuity.models import PersonalAccessToken
+from accounts.models import PersonalAccessToken
 from memories.models import IdempotencyRecord, Memory, MemoryEvent, MemoryLink
 
 API = "/api/owner"
@@ -40,11 +40,15 @@ class OwnerClient:
 
     def post(self, path, body=None, *, raw=None, content_type="application/json", **headers):
         data = raw if raw is not None else json.dumps(body if body is not None else {})
-        return self.django.post(API + path, data, content_type=content_type, **self._headers(headers))
+        return self.django.post(
+            API + path, data, content_type=content_type, **self._headers(headers)
+        )
 
     def delete(self, path, body=None, **headers):
         data = json.dumps(body) if body is not None else ""
-        return self.django.delete(API + path, data, content_type="application/json", **self._headers(headers))
+        return self.django.delete(
+            API + path, data, content_type="application/json", **self._headers(headers)
+        )
 
     def request(self, method, path, body=None, **headers):
         call = getattr(self.django, method.lower())
@@ -102,5 +106,7 @@ def db_state() -> tuple:
 
 def event_types(memory_id) -> list[str]:
     return list(
-        MemoryEvent.objects.filter(memory_id=memory_id).order_by("id").values_list("event_type", flat=True)
+        MemoryEvent.objects.filter(memory_id=memory_id)
+        .order_by("id")
+        .values_list("event_type", flat=True)
     )

@@ -47,7 +47,9 @@ def _call(client: OwnerClient, method: str, path: str, targets, body=None, **hea
 
 
 @pytest.mark.parametrize("method,path", ENDPOINTS)
-def test_an_anonymous_request_gets_401_in_the_envelope_and_changes_nothing(anonymous, targets, method, path):
+def test_an_anonymous_request_gets_401_in_the_envelope_and_changes_nothing(
+    anonymous, targets, method, path
+):
     before = db_state()
     response = _call(anonymous, method, path, targets)
     error = error_of(response, 401, "UNAUTHORIZED")
@@ -57,7 +59,9 @@ def test_an_anonymous_request_gets_401_in_the_envelope_and_changes_nothing(anony
 
 
 @pytest.mark.parametrize("method,path", ENDPOINTS)
-def test_an_agent_token_is_refused_and_never_even_looked_up(anonymous, targets, make_token, method, path):
+def test_an_agent_token_is_refused_and_never_even_looked_up(
+    anonymous, targets, make_token, method, path
+):
     token, raw = make_token("codex", scopes=["memories:read", "memories:write"])
     before = db_state()
     response = _call(anonymous, method, path, targets, HTTP_AUTHORIZATION=f"Bearer {raw}")
@@ -71,7 +75,11 @@ def test_an_agent_token_is_refused_and_never_even_looked_up(anonymous, targets, 
 def test_an_agent_token_is_refused_even_beside_a_signed_in_session(api, targets, make_token):
     _, raw = make_token("codex")
     before = db_state()
-    response = api.post("/memories/", {"content": "Prefer tabs.", "kind": "preference"}, HTTP_AUTHORIZATION=f"Bearer {raw}")
+    response = api.post(
+        "/memories/",
+        {"content": "Prefer tabs.", "kind": "preference"},
+        HTTP_AUTHORIZATION=f"Bearer {raw}",
+    )
     error_of(response, 401, "UNAUTHORIZED")
     assert db_state() == before
 
@@ -112,7 +120,12 @@ def test_a_browser_signs_in_gets_its_csrf_cookie_and_then_writes(owner):
     csrf = browser.cookies["csrftoken"].value
     signed_in = browser.post(
         f"{API}/auth/login/",
-        {"username": "ada", "password": "correct horse battery", "csrfmiddlewaretoken": csrf, "next": f"{API}/"},
+        {
+            "username": "ada",
+            "password": "correct horse battery",
+            "csrfmiddlewaretoken": csrf,
+            "next": f"{API}/",
+        },
     )
     assert signed_in.status_code == 302
     csrf = browser.cookies["csrftoken"].value  # rotated at sign-in

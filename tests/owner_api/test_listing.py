@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from continuity.actors import Actor
+from foundation.actors import Actor
 from memories.models import Memory
 from memories.services import memory_archive
 from tests.factories import statement
@@ -24,14 +24,24 @@ def store(owner_actor, agent_actor, other_agent_actor, other_owner):
         "owner_fact": remember(owner_actor, content="The API listens on port 8080.", kind="fact"),
         "agent_pref": remember(agent_actor, content="Prefer pnpm over npm.", kind="preference"),
         "codex_lesson": remember(
-            other_agent_actor, content="Flaky tests hide race conditions.", kind="lesson", trust="observed"
+            other_agent_actor,
+            content="Flaky tests hide race conditions.",
+            kind="lesson",
+            trust="observed",
         ),
         "project_decision": remember(
-            owner_actor, content="We decided to use PostgreSQL 16.", kind="decision",
-            scope_type="project", scope_key="github:acme/api",
+            owner_actor,
+            content="We decided to use PostgreSQL 16.",
+            kind="decision",
+            scope_type="project",
+            scope_key="github:acme/api",
         ),  # fmt: skip
-        "private": remember(owner_actor, content="My manager is Grace.", kind="entity", visibility="private"),
-        "chinese": remember(owner_actor, content="以后用中文写提交说明。", kind="preference", trust="locked"),
+        "private": remember(
+            owner_actor, content="My manager is Grace.", kind="entity", visibility="private"
+        ),
+        "chinese": remember(
+            owner_actor, content="以后用中文写提交说明。", kind="preference", trust="locked"
+        ),
         "archived": remember(owner_actor, content="Old CI ran on Jenkins.", kind="fact"),
     }
     memory_archive(actor=owner_actor, memory_id=made["archived"].id)
@@ -78,7 +88,9 @@ def test_each_filter_narrows_the_list(api, store, params, expected):
 def test_repeated_filter_values_mean_any_of_them(api, store):
     response = api.django.get("/api/owner/memories/", {"kind": ["fact", "lesson"]})
     assert {m["id"] for m in response.json()["results"]} == {
-        store["owner_fact"], store["archived"], store["codex_lesson"]
+        store["owner_fact"],
+        store["archived"],
+        store["codex_lesson"],
     }
 
 
@@ -105,7 +117,10 @@ def test_pages_cover_every_memory_once_even_when_timestamps_tie(api, owner_actor
         if cursor is None:
             assert body["next"] is None
             break
-        assert body["next"].startswith("http://testserver/api/owner/memories/") and "cursor=" in body["next"]
+        assert (
+            body["next"].startswith("http://testserver/api/owner/memories/")
+            and "cursor=" in body["next"]
+        )
     assert pages == 6
     assert len(seen) == len(set(seen)) == 23 and set(seen) == set(ids)
     rows = Memory.objects.in_bulk(seen)
@@ -117,7 +132,9 @@ def test_pages_keep_their_filters(api, owner_actor, store):
     for i in range(5):
         remember(owner_actor, content=statement(i), kind="lesson")
     first = api.get("/memories/", {"kind": "lesson", "limit": 3}).json()
-    rest = api.get("/memories/", {"kind": "lesson", "limit": 3, "cursor": first["next_cursor"]}).json()
+    rest = api.get(
+        "/memories/", {"kind": "lesson", "limit": 3, "cursor": first["next_cursor"]}
+    ).json()
     lessons = [m for page in (first, rest) for m in page["results"]]
     assert len(lessons) == 6 and {m["kind"] for m in lessons} == {"lesson"}
     assert rest["next_cursor"] is None
@@ -127,7 +144,9 @@ def test_a_cursor_cannot_be_reused_with_other_filters(api, owner_actor):
     for i in range(3):
         remember(owner_actor, content=statement(i), kind="lesson")
     cursor = api.get("/memories/", {"kind": "lesson", "limit": 1}).json()["next_cursor"]
-    error = error_of(api.get("/memories/", {"kind": "fact", "cursor": cursor}), 400, "VALIDATION_ERROR")
+    error = error_of(
+        api.get("/memories/", {"kind": "fact", "cursor": cursor}), 400, "VALIDATION_ERROR"
+    )
     assert error["details"][0]["field"] == "cursor"
 
 

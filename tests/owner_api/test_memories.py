@@ -20,7 +20,11 @@ def agent_memory(agent_actor):
 def test_the_owner_remembers_and_gets_a_receipt(api, owner):
     response = api.post(
         "/memories/",
-        {"content": "Use uv to manage Python environments.", "kind": "preference", "tags": ["Python"]},
+        {
+            "content": "Use uv to manage Python environments.",
+            "kind": "preference",
+            "tags": ["Python"],
+        },
     )
     assert response.status_code == 201
     receipt = response.json()
@@ -52,11 +56,17 @@ def test_a_keyed_write_with_a_stale_expected_version_is_a_version_conflict(api):
 
 
 def test_an_idempotency_key_replays_the_receipt_and_refuses_a_different_request(api):
-    body = {"content": "Deploy on Fridays is forbidden.", "kind": "constraint", "idempotency_key": "k-1"}
+    body = {
+        "content": "Deploy on Fridays is forbidden.",
+        "kind": "constraint",
+        "idempotency_key": "k-1",
+    }
     first = api.post("/memories/", body).json()
     assert api.post("/memories/", body).json() == first
     before = db_state()
-    error_of(api.post("/memories/", {**body, "content": "Something else."}), 409, "IDEMPOTENCY_CONFLICT")
+    error_of(
+        api.post("/memories/", {**body, "content": "Something else."}), 409, "IDEMPOTENCY_CONFLICT"
+    )
     assert db_state() == before
 
 
@@ -69,13 +79,17 @@ def test_retrieve_shows_the_memory_its_links_and_its_version_chain(api, owner_ac
 
     old = api.get(f"/memories/{agent_memory.id}/").json()
     assert old["status"] == "superseded" and old["superseded_by"] == [corrected["id"]]
-    assert {(link["relation"], link["to_id"]) for link in old["links"]} >= {("related_to", other.id)}
+    assert {(link["relation"], link["to_id"]) for link in old["links"]} >= {
+        ("related_to", other.id)
+    }
 
     new = api.get(f"/memories/{corrected['id']}/").json()
     assert new["version_chain"] == [corrected["id"], agent_memory.id]
     assert new["supersedes"] == agent_memory.id and new["version"] == 2
     supersedes = [link for link in new["links"] if link["relation"] == "supersedes"]
-    assert [(link["from_id"], link["to_id"]) for link in supersedes] == [(corrected["id"], agent_memory.id)]
+    assert [(link["from_id"], link["to_id"]) for link in supersedes] == [
+        (corrected["id"], agent_memory.id)
+    ]
     assert new["links_truncated"] is False
 
 
@@ -95,12 +109,21 @@ def test_lock_then_unlock(api, agent_memory):
 def test_correct_makes_a_new_confirmed_version_that_supersedes_the_old(api, agent_memory):
     response = api.post(
         f"/memories/{agent_memory.id}/correct/",
-        {"content": "The api service deploys with Nomad.", "tags": ["deploy"], "reason": "migrated"},
+        {
+            "content": "The api service deploys with Nomad.",
+            "tags": ["deploy"],
+            "reason": "migrated",
+        },
     )
     assert response.status_code == 200
     new = response.json()
     assert new["id"] != agent_memory.id
-    assert (new["trust"], new["status"], new["version"], new["tags"]) == ("confirmed", "active", 2, ["deploy"])
+    assert (new["trust"], new["status"], new["version"], new["tags"]) == (
+        "confirmed",
+        "active",
+        2,
+        ["deploy"],
+    )
     assert Memory.objects.get(pk=agent_memory.id).status == "superseded"
     assert event_types(agent_memory.id) == ["created", "superseded"]
     assert event_types(new["id"]) == ["corrected"]
@@ -108,7 +131,9 @@ def test_correct_makes_a_new_confirmed_version_that_supersedes_the_old(api, agen
 
 
 def test_archive_with_a_reason_then_restore(api, agent_memory):
-    archived = api.post(f"/memories/{agent_memory.id}/archive/", {"reason": "no longer true"}).json()
+    archived = api.post(
+        f"/memories/{agent_memory.id}/archive/", {"reason": "no longer true"}
+    ).json()
     assert archived["status"] == "archived"
     event = MemoryEvent.objects.filter(memory_id=agent_memory.id).latest("id")
     assert (event.event_type, event.reason) == ("archived", "no longer true")
@@ -117,7 +142,9 @@ def test_archive_with_a_reason_then_restore(api, agent_memory):
 
 
 def test_restoring_when_a_live_memory_holds_the_key_is_a_conflict(api):
-    first = api.post("/memories/", {"content": "Editor: vim", "kind": "preference", "key": "editor"}).json()
+    first = api.post(
+        "/memories/", {"content": "Editor: vim", "kind": "preference", "key": "editor"}
+    ).json()
     api.post(f"/memories/{first['id']}/archive/")
     api.post("/memories/", {"content": "Editor: helix", "kind": "preference", "key": "editor"})
     before = db_state()
@@ -126,13 +153,18 @@ def test_restoring_when_a_live_memory_holds_the_key_is_a_conflict(api):
 
 
 def test_link_to_a_memory_and_to_a_uri_is_recorded_once(api, owner_actor, agent_memory):
-    other = remember(owner_actor, content="Nomad replaces Kubernetes next quarter.", kind="decision")
-    to_memory = api.post(f"/memories/{agent_memory.id}/link/", {"to_id": other.id, "relation": "contradicts"})
+    other = remember(
+        owner_actor, content="Nomad replaces Kubernetes next quarter.", kind="decision"
+    )
+    to_memory = api.post(
+        f"/memories/{agent_memory.id}/link/", {"to_id": other.id, "relation": "contradicts"}
+    )
     assert to_memory.status_code == 200
     assert to_memory.json()["to_id"] == other.id and to_memory.json()["relation"] == "contradicts"
     api.post(f"/memories/{agent_memory.id}/link/", {"to_id": other.id, "relation": "contradicts"})
     to_uri = api.post(
-        f"/memories/{agent_memory.id}/link/", {"uri": "https://github.com/acme/api/pull/7", "relation": "supports"}
+        f"/memories/{agent_memory.id}/link/",
+        {"uri": "https://github.com/acme/api/pull/7", "relation": "supports"},
     ).json()
     assert to_uri["uri"] == "https://github.com/acme/api/pull/7" and to_uri["to_id"] is None
     assert MemoryLink.objects.filter(from_memory_id=agent_memory.id).count() == 2
@@ -150,7 +182,9 @@ def test_delete_with_confirmation_removes_the_memory_and_scrubs_its_history(api,
     error_of(api.get(f"/memories/{agent_memory.id}/"), 404, "NOT_FOUND")
 
 
-def test_delete_by_the_http_method_takes_the_confirmation_in_the_query_or_the_body(api, owner_actor):
+def test_delete_by_the_http_method_takes_the_confirmation_in_the_query_or_the_body(
+    api, owner_actor
+):
     one = remember(owner_actor, content="Old fact one.", kind="fact")
     two = remember(owner_actor, content="Old fact two.", kind="fact")
     assert api.delete(f"/memories/{one.id}/?confirm=true").status_code == 200
@@ -184,7 +218,9 @@ def test_history_pages_newest_first(api, agent_memory):
     api.post(f"/memories/{agent_memory.id}/archive/")
     first = api.get(f"/memories/{agent_memory.id}/history/", {"limit": 2}).json()
     assert [e["event_type"] for e in first["events"]] == ["archived", "unlocked"]
-    second = api.get(f"/memories/{agent_memory.id}/history/", {"limit": 2, "cursor": first["next_cursor"]}).json()
+    second = api.get(
+        f"/memories/{agent_memory.id}/history/", {"limit": 2, "cursor": first["next_cursor"]}
+    ).json()
     assert [e["event_type"] for e in second["events"]] == ["locked", "created"]
     assert second["next_cursor"] is None
     assert first["events"][0]["actor"] == "owner"
@@ -192,7 +228,9 @@ def test_history_pages_newest_first(api, agent_memory):
 
 
 def test_the_owner_sees_agent_memories_including_private_ones(api, owner_actor, agent_memory):
-    private = remember(owner_actor, content="My salary band is private.", kind="fact", visibility="private")
+    private = remember(
+        owner_actor, content="My salary band is private.", kind="fact", visibility="private"
+    )
     ids = {m["id"] for m in api.get("/memories/").json()["results"]}
     assert {agent_memory.id, private.id} <= ids
 

@@ -7,9 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from continuity.errors import ServiceError
-from continuity.models import PersonalAccessToken
-from continuity.tokens import token_authenticate
+from accounts.models import PersonalAccessToken
+from accounts.tokens import token_authenticate
+from foundation.errors import ServiceError
 from tests.owner_api.conftest import db_state, error_of
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +35,11 @@ def test_creating_a_token_shows_its_secret_once_and_the_secret_works(api, owner)
     body = response.json()
     assert set(body) == FIELDS | {"token"}
     assert body["token"].startswith("cont_pat_")
-    assert (body["agent_name"], body["state"], body["allowed_projects"]) == ("claude-code", "usable", ["github:acme/api"])
+    assert (body["agent_name"], body["state"], body["allowed_projects"]) == (
+        "claude-code",
+        "usable",
+        ["github:acme/api"],
+    )
     token = token_authenticate(body["token"])
     assert token.pk == body["id"] and token.owner == owner
     assert token.expires_at - timezone.now() > timedelta(days=29, hours=23)
@@ -46,7 +50,11 @@ def test_listing_and_reading_never_show_the_secret_its_hash_or_its_prefix(api):
     token = PersonalAccessToken.objects.get(pk=created["id"])
     for response in (api.get("/tokens/"), api.get(f"/tokens/{token.pk}/")):
         text = response.content.decode()
-        assert created["token"] not in text and token.secret_hash not in text and token.prefix not in text
+        assert (
+            created["token"] not in text
+            and token.secret_hash not in text
+            and token.prefix not in text
+        )
     listed = api.get("/tokens/").json()["results"]
     assert [set(item) for item in listed] == [FIELDS]
 
@@ -61,7 +69,10 @@ def test_a_token_without_an_expiry_gets_the_default(api, settings):
 
 def test_a_token_can_expire_at_a_given_moment(api):
     moment = (timezone.now() + timedelta(days=3)).replace(microsecond=0)
-    body = {**{k: v for k, v in NEW_TOKEN.items() if k != "expires_in_days"}, "expires_at": moment.isoformat()}
+    body = {
+        **{k: v for k, v in NEW_TOKEN.items() if k != "expires_in_days"},
+        "expires_at": moment.isoformat(),
+    }
     created = api.post("/tokens/", body)
     assert created.status_code == 201
     assert PersonalAccessToken.objects.get(pk=created.json()["id"]).expires_at == moment
@@ -81,14 +92,20 @@ def test_revoke_stops_the_token_at_once_and_is_idempotent(api):
 def test_the_list_shows_states_and_filters_by_state_and_agent(api, make_token, owner):
     usable, _ = make_token("claude-code")
     expired, _ = make_token("codex")
-    PersonalAccessToken.objects.filter(pk=expired.pk).update(expires_at=timezone.now() - timedelta(days=1))
+    PersonalAccessToken.objects.filter(pk=expired.pk).update(
+        expires_at=timezone.now() - timedelta(days=1)
+    )
     revoked, _ = make_token("cursor")
     api.post(f"/tokens/{revoked.pk}/revoke/")
     states = {item["agent_name"]: item["state"] for item in api.get("/tokens/").json()["results"]}
     assert states == {"claude-code": "usable", "codex": "expired", "cursor": "revoked"}
     for state, agent in (("usable", "claude-code"), ("expired", "codex"), ("revoked", "cursor")):
-        assert [i["agent_name"] for i in api.get("/tokens/", {"state": state}).json()["results"]] == [agent]
-    assert [i["id"] for i in api.get("/tokens/", {"agent_name": "codex"}).json()["results"]] == [expired.pk]
+        assert [
+            i["agent_name"] for i in api.get("/tokens/", {"state": state}).json()["results"]
+        ] == [agent]
+    assert [i["id"] for i in api.get("/tokens/", {"agent_name": "codex"}).json()["results"]] == [
+        expired.pk
+    ]
 
 
 def test_tokens_page_newest_first(api, make_token):

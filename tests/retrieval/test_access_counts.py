@@ -70,7 +70,9 @@ def test_successor_lookup_keeps_its_index_after_analyze(owner_actor):
         remember(owner_actor, f"memory number {number}")
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
-        query = Memory.objects.filter(supersedes_id__in=[m.pk for m in Memory.objects.all()[:2]]).order_by()
+        query = Memory.objects.filter(
+            supersedes_id__in=[m.pk for m in Memory.objects.all()[:2]]
+        ).order_by()
         sql, params = query.query.sql_with_params()
         cursor.execute("EXPLAIN QUERY PLAN " + sql, params)
         plan = " ".join(str(row[-1]) for row in cursor.fetchall())

@@ -119,7 +119,9 @@ def test_there_are_enough_queries():
     assert len(HOLDOUT) >= 40
 
     def asked(queries):
-        return {(q["query"], q.get("project_key"), q.get("task_id"), q.get("agent")) for q in queries}
+        return {
+            (q["query"], q.get("project_key"), q.get("task_id"), q.get("agent")) for q in queries
+        }
 
     assert not asked(QUERIES) & asked(HOLDOUT), "the held-out set repeats no question"
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from continuity.actors import Actor
-from continuity.errors import ErrorCode
+from foundation.actors import Actor
+from foundation.errors import ErrorCode
 from memories.models import Memory
 from memories.retrieval import recall
 from memories.services import memory_archive, memory_remember
@@ -23,31 +23,65 @@ def ids(result):
 @pytest.fixture
 def store(owner_actor, agent_actor, other_agent_actor):
     m = {}
-    m["pnpm"] = remember(owner_actor, "The web app uses pnpm; never run npm install there", "constraint",
-                         scope_type="project", scope_key="github:acme/web")
-    m["api_db"] = remember(owner_actor, "The API stores sessions in PostgreSQL 16", scope_type="project",
-                           scope_key="github:acme/api")
-    m["web_db"] = remember(owner_actor, "The web app stores sessions in Redis", scope_type="project",
-                           scope_key="github:acme/web")
+    m["pnpm"] = remember(
+        owner_actor,
+        "The web app uses pnpm; never run npm install there",
+        "constraint",
+        scope_type="project",
+        scope_key="github:acme/web",
+    )
+    m["api_db"] = remember(
+        owner_actor,
+        "The API stores sessions in PostgreSQL 16",
+        scope_type="project",
+        scope_key="github:acme/api",
+    )
+    m["web_db"] = remember(
+        owner_actor,
+        "The web app stores sessions in Redis",
+        scope_type="project",
+        scope_key="github:acme/web",
+    )
     m["cache"] = remember(agent_actor, "我们用 Redis 做缓存，过期时间是十分钟", "decision")
-    m["branch"] = remember(agent_actor, "发布分支命名为 release/年份-月份", "procedure",
-                           scope_type="project", scope_key="github:acme/api")
-    m["image"] = remember(owner_actor, "Docker 镜像推送到 registry.acme.test，不要推到 Docker Hub", "constraint")
-    m["tabs"] = remember(owner_actor, "I prefer tabs over spaces in Go code", "preference",
-                         tags=["formatting", "golang"], retrieval_hints=["indentation style", "代码缩进"])
-    m["codex_note"] = remember(other_agent_actor, "Codex sandbox has no network access", scope_type="agent")
-    m["mine"] = remember(agent_actor, "Claude Code runs hooks from .claude/settings.json", scope_type="agent")
+    m["branch"] = remember(
+        agent_actor,
+        "发布分支命名为 release/年份-月份",
+        "procedure",
+        scope_type="project",
+        scope_key="github:acme/api",
+    )
+    m["image"] = remember(
+        owner_actor, "Docker 镜像推送到 registry.acme.test，不要推到 Docker Hub", "constraint"
+    )
+    m["tabs"] = remember(
+        owner_actor,
+        "I prefer tabs over spaces in Go code",
+        "preference",
+        tags=["formatting", "golang"],
+        retrieval_hints=["indentation style", "代码缩进"],
+    )
+    m["codex_note"] = remember(
+        other_agent_actor, "Codex sandbox has no network access", scope_type="agent"
+    )
+    m["mine"] = remember(
+        agent_actor, "Claude Code runs hooks from .claude/settings.json", scope_type="agent"
+    )
     return m
 
 
 def test_finds_a_memory_from_how_an_agent_phrases_its_need(agent_actor, store):
-    result = recall(actor=agent_actor, query="how should I install packages for the web app?",
-                    project_key="github:acme/web")
+    result = recall(
+        actor=agent_actor,
+        query="how should I install packages for the web app?",
+        project_key="github:acme/web",
+    )
     assert ids(result)[0] == store["pnpm"]
     assert result.no_confident_match is False
 
 
-@pytest.mark.parametrize(("query", "expected"), [("缓存", "cache"), ("分支", "branch"), ("镜像", "image")])
+@pytest.mark.parametrize(
+    ("query", "expected"), [("缓存", "cache"), ("分支", "branch"), ("镜像", "image")]
+)
 def test_two_character_chinese_words_match(agent_actor, store, query, expected):
     result = recall(actor=agent_actor, query=query, project_key="github:acme/api")
     assert ids(result)[0] == store[expected]
@@ -71,7 +105,9 @@ def test_exact_key_channel(owner_actor, agent_actor):
 
 
 def test_recall_never_crosses_into_another_project(agent_actor, store):
-    result = recall(actor=agent_actor, query="where are sessions stored", project_key="github:acme/api")
+    result = recall(
+        actor=agent_actor, query="where are sessions stored", project_key="github:acme/api"
+    )
     assert store["api_db"] in ids(result)
     assert store["web_db"] not in ids(result) and store["pnpm"] not in ids(result)
     assert all(item.scope_key in ("", "github:acme/api", "claude-code") for item in result.memories)
@@ -85,17 +121,29 @@ def test_without_a_project_only_global_and_own_agent_notes(agent_actor, store):
 
 
 def test_task_scope_only_for_the_given_task(owner_actor, agent_actor):
-    mine = remember(owner_actor, "Step 3 of the migration is backfilling emails", "task_state",
-                    scope_type="task", scope_key="task-42")
-    other = remember(owner_actor, "Step 3 of the rollout is flipping the flag", "task_state",
-                     scope_type="task", scope_key="task-43")
+    mine = remember(
+        owner_actor,
+        "Step 3 of the migration is backfilling emails",
+        "task_state",
+        scope_type="task",
+        scope_key="task-42",
+    )
+    other = remember(
+        owner_actor,
+        "Step 3 of the rollout is flipping the flag",
+        "task_state",
+        scope_type="task",
+        scope_key="task-43",
+    )
     result = recall(actor=agent_actor, query="what is step 3", task_id="task-42")
     assert mine in ids(result) and other not in ids(result)
 
 
 def test_superseded_ranks_below_its_successor_and_archived_is_excluded(owner_actor, agent_actor):
     old = remember(agent_actor, "The staging database is PostgreSQL 14 on db1", key="staging-db")
-    new = remember(agent_actor, "The staging database moved to PostgreSQL 16 on db2", key="staging-db")
+    new = remember(
+        agent_actor, "The staging database moved to PostgreSQL 16 on db2", key="staging-db"
+    )
     gone = remember(agent_actor, "The staging database password rotates monthly via vault")
     memory_archive(actor=agent_actor, memory_id=gone)
     result = recall(actor=agent_actor, query="staging database PostgreSQL 14 db1")
@@ -104,10 +152,13 @@ def test_superseded_ranks_below_its_successor_and_archived_is_excluded(owner_act
     assert gone not in order
 
 
-def test_disputed_and_private_memories_stay_out_of_agent_recall(owner_actor, agent_actor, make_token):
+def test_disputed_and_private_memories_stay_out_of_agent_recall(
+    owner_actor, agent_actor, make_token
+):
     remember(owner_actor, "Release day is Tuesday", "decision", key="release-day")
-    disputed = memory_remember(actor=agent_actor, content="Release day is Friday", kind="decision",
-                               key="release-day")
+    disputed = memory_remember(
+        actor=agent_actor, content="Release day is Friday", kind="decision", key="release-day"
+    )
     private = remember(owner_actor, "My release-day babysitter is Ana", visibility="private")
     result = recall(actor=agent_actor, query="release day")
     assert disputed.id not in ids(result) and private not in ids(result)
@@ -124,34 +175,58 @@ def test_receipt_names_channels_ranks_and_counts(agent_actor, store):
     result = recall(actor=agent_actor, query="tabs formatting")
     first = result.memories[0].as_dict()
     assert first["channels"] and all(rank >= 1 for rank in first["channels"].values())
-    assert set(result.retrieval["candidates"]) >= {"fused"} and "fulltext" in result.retrieval["channels"]
+    assert (
+        set(result.retrieval["candidates"]) >= {"fused"}
+        and "fulltext" in result.retrieval["channels"]
+    )
     # The packaged model is installed, so the semantic channel is on and healthy.
     assert result.retrieval["channels_unavailable"] == [] and result.retrieval["degraded"] == []
 
 
-def test_paging_with_a_cursor_bound_to_query_actor_and_scope(agent_actor, other_agent_actor, owner_actor):
+def test_paging_with_a_cursor_bound_to_query_actor_and_scope(
+    agent_actor, other_agent_actor, owner_actor
+):
     for index in range(7):
         remember(owner_actor, f"Runbook step {index}: check the deploy dashboard")
     first = recall(actor=agent_actor, query="runbook deploy dashboard", limit=3)
-    second = recall(actor=agent_actor, query="runbook deploy dashboard", limit=3, cursor=first.next_cursor)
-    third = recall(actor=agent_actor, query="runbook deploy dashboard", limit=3, cursor=second.next_cursor)
+    second = recall(
+        actor=agent_actor, query="runbook deploy dashboard", limit=3, cursor=first.next_cursor
+    )
+    third = recall(
+        actor=agent_actor, query="runbook deploy dashboard", limit=3, cursor=second.next_cursor
+    )
     seen = ids(first) + ids(second) + ids(third)
     assert len(seen) == 7 == len(set(seen)) and third.next_cursor is None
     for mismatch in (
         {"actor": agent_actor, "query": "another question"},
         {"actor": other_agent_actor, "query": "runbook deploy dashboard"},
-        {"actor": agent_actor, "query": "runbook deploy dashboard", "project_key": "github:acme/web"},
+        {
+            "actor": agent_actor,
+            "query": "runbook deploy dashboard",
+            "project_key": "github:acme/web",
+        },
     ):
         with raises(ErrorCode.VALIDATION_ERROR):
             recall(cursor=first.next_cursor, limit=3, **mismatch)
     with raises(ErrorCode.VALIDATION_ERROR):
-        recall(actor=agent_actor, query="runbook deploy dashboard", cursor=first.next_cursor[:-2] + "xx")
+        recall(
+            actor=agent_actor,
+            query="runbook deploy dashboard",
+            cursor=first.next_cursor[:-2] + "xx",
+        )
 
 
 @pytest.mark.parametrize(
     "fields",
-    [{"query": ""}, {"query": "x" * 1001}, {"limit": 0}, {"limit": 101}, {"kinds": ["opinion"]},
-     {"alt_queries": ["ok"] * 6}, {"project_key": " "}],
+    [
+        {"query": ""},
+        {"query": "x" * 1001},
+        {"limit": 0},
+        {"limit": 101},
+        {"kinds": ["opinion"]},
+        {"alt_queries": ["ok"] * 6},
+        {"project_key": " "},
+    ],
 )
 def test_bad_requests_are_validation_errors(agent_actor, fields):
     fields.setdefault("query", "anything")
@@ -165,7 +240,9 @@ def test_restricted_token_cannot_recall_another_project(make_token):
         recall(actor=Actor.agent(token), query="anything", project_key="github:acme/api")
 
 
-def test_recall_counts_access_without_touching_updated_at(agent_actor, store, django_capture_on_commit_callbacks):
+def test_recall_counts_access_without_touching_updated_at(
+    agent_actor, store, django_capture_on_commit_callbacks
+):
     before = Memory.objects.get(pk=store["image"])
     with django_capture_on_commit_callbacks(execute=True):
         recall(actor=agent_actor, query="镜像")
@@ -180,24 +257,44 @@ def test_kinds_filter(agent_actor, store):
 
 
 def test_alt_queries_bridge_languages(agent_actor, store):
-    result = recall(actor=agent_actor, query="which container registry do we push to?", alt_queries=["镜像 推送"])
+    result = recall(
+        actor=agent_actor,
+        query="which container registry do we push to?",
+        alt_queries=["镜像 推送"],
+    )
     assert ids(result)[0] == store["image"]
 
 
 def test_apostrophes_and_quotes_in_queries_are_plain_text(agent_actor, owner_actor):
-    target = remember(owner_actor, "Docker isn't available in the sandbox; run tests with make test-local")
+    target = remember(
+        owner_actor, "Docker isn't available in the sandbox; run tests with make test-local"
+    )
     for query in ["docker isn't available", 'the "sandbox" tests', "it's O'Brien's \\ sandbox"]:
         result = recall(actor=agent_actor, query=query)
         assert target in ids(result)
 
 
 def test_concepts_bridge_english_and_chinese(owner_actor, agent_actor):
-    english = remember(owner_actor, "The query cache TTL is one hour", scope_type="project", scope_key="github:acme/api")
-    chinese = remember(owner_actor, "前端的界面文案都放在 src/locales 里，不要写死", "constraint",
-                       scope_type="project", scope_key="github:acme/web")
+    english = remember(
+        owner_actor,
+        "The query cache TTL is one hour",
+        scope_type="project",
+        scope_key="github:acme/api",
+    )
+    chinese = remember(
+        owner_actor,
+        "前端的界面文案都放在 src/locales 里，不要写死",
+        "constraint",
+        scope_type="project",
+        scope_key="github:acme/web",
+    )
     found = recall(actor=agent_actor, query="缓存过期时间是多少", project_key="github:acme/api")
     assert ids(found)[0] == english and found.no_confident_match is False
-    found = recall(actor=agent_actor, query="where do UI strings for translation live?", project_key="github:acme/web")
+    found = recall(
+        actor=agent_actor,
+        query="where do UI strings for translation live?",
+        project_key="github:acme/web",
+    )
     assert ids(found)[0] == chinese
 
 

@@ -49,7 +49,9 @@ def test_postgres_learns_words_as_memories_are_written_and_spells_prefixes_out(
     owner_actor, agent_actor, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=True):
-        wanted = remember(owner_actor, "Backups of PostgreSQL run nightly; postgres logs rotate daily")
+        wanted = remember(
+            owner_actor, "Backups of PostgreSQL run nightly; postgres logs rotate daily"
+        )
     (prefix,) = query_terms("postgres")
 
     assert index.vocabulary([prefix]).completions == {prefix: ("postgr", "postgresql")}

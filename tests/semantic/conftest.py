@@ -76,7 +76,9 @@ class EmbeddingsServer:
                      "embedding": word_vector(text, server.dimension)}
                     for position, text in reversed(list(enumerate(body["input"])))
                 ]  # fmt: skip
-                payload = json.dumps({"object": "list", "data": data, "model": body["model"]}).encode()
+                payload = json.dumps(
+                    {"object": "list", "data": data, "model": body["model"]}
+                ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))

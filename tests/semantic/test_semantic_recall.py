@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from continuity.actors import Actor
+from foundation.actors import Actor
 from memories.embeddings.vectors import backfill
 from memories.retrieval import recall
 from memories.services import memory_remember
@@ -30,7 +30,10 @@ def test_questions_in_other_words_find_memories_through_the_semantic_channel_off
     assert backfill(owner=owner) == 3
 
     # Other words than the memories they need, in Chinese and in English.
-    for query, wanted in (("钱应该用什么类型保存？", money), ("what should I use to add a package to the frontend?", pnpm)):
+    for query, wanted in (
+        ("钱应该用什么类型保存？", money),
+        ("what should I use to add a package to the frontend?", pnpm),
+    ):
         result = recall(actor=agent_actor, query=query)
         top = result.memories[0]
         assert top.id == wanted.id and top.channels["semantic"] == 1
@@ -69,7 +72,13 @@ def test_semantic_candidates_never_come_from_outside_the_callers_scope(
     allowed = remember(owner_actor, text, scope_type="project", scope_key=API)
     forbidden = [
         remember(owner_actor, text + " (web)", scope_type="project", scope_key=WEB),
-        remember(owner_actor, text + " (private)", scope_type="project", scope_key=API, visibility="private"),
+        remember(
+            owner_actor,
+            text + " (private)",
+            scope_type="project",
+            scope_key=API,
+            visibility="private",
+        ),
         remember(owner_actor, text + " (codex)", scope_type="agent", scope_key="codex"),
         remember(Actor.owner(other_owner), text, scope_type="project", scope_key=API),
     ]
@@ -83,5 +92,7 @@ def test_semantic_candidates_never_come_from_outside_the_callers_scope(
     assert ids == [allowed.id] and "semantic" in result.memories[0].channels
     assert not {receipt.id for receipt in forbidden} & set(ids)
     # The owner, who may read private memories, sees the private one through the same channel.
-    owner_ids = {item.id for item in recall(actor=owner_actor, query=question, project_key=API).memories}
+    owner_ids = {
+        item.id for item in recall(actor=owner_actor, query=question, project_key=API).memories
+    }
     assert owner_ids == {allowed.id, forbidden[1].id}

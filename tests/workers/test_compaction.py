@@ -7,12 +7,12 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from continuity.models import MaintenanceRun, ReviewProposal
+from foundation.maintenance.runs import Deadline
+from foundation.models import MaintenanceRun
 from memories.compaction import compaction as compact
-from memories.models import Memory, MemoryEvent, MemoryLink
+from memories.models import Memory, MemoryEvent, MemoryLink, ReviewProposal
 from memories.services import memory_archive, memory_confirm
 from memories.tasks import compaction
-from continuity.maintenance.runs import Deadline
 from tests.memories.helpers import remember
 
 pytestmark = pytest.mark.django_db
@@ -43,7 +43,9 @@ def test_equal_statements_left_by_an_old_normalization_are_merged_into_the_most_
     survivor, merged = Memory.objects.get(pk=second.id), Memory.objects.get(pk=first.id)
     assert (survivor.status, merged.status) == ("active", "superseded")
     assert survivor.key == "deploy" and survivor.trust == "confirmed"
-    assert MemoryLink.objects.filter(from_memory=merged, to_memory=survivor, relation="duplicates").exists()
+    assert MemoryLink.objects.filter(
+        from_memory=merged, to_memory=survivor, relation="duplicates"
+    ).exists()
     assert MemoryEvent.objects.filter(memory_id=survivor.pk, event_type="merged").exists()
 
 
@@ -54,14 +56,22 @@ def test_a_lone_outdated_fingerprint_is_refreshed_so_later_writes_find_the_dupli
 
     report = run()
 
-    assert report["exact_duplicates"] == {**report["exact_duplicates"], "merged": 0, "fingerprints_refreshed": 1}
+    assert report["exact_duplicates"] == {
+        **report["exact_duplicates"],
+        "merged": 0,
+        "fingerprints_refreshed": 1,
+    }
     assert Memory.objects.get(pk=receipt.id).fingerprint == fresh
     assert remember(agent_actor, "use ruff for linting.").duplicate_of == receipt.id
 
 
 def test_near_duplicates_are_proposed_for_review_once_and_never_merged(agent_actor):
-    first = remember(agent_actor, "Use pnpm for this repo", scope_type="project", scope_key="github:a/b")
-    second = remember(agent_actor, "use pnpm in this repo please", scope_type="project", scope_key="github:a/b")
+    first = remember(
+        agent_actor, "Use pnpm for this repo", scope_type="project", scope_key="github:a/b"
+    )
+    second = remember(
+        agent_actor, "use pnpm in this repo please", scope_type="project", scope_key="github:a/b"
+    )
     remember(agent_actor, "Use pnpm in this repo", scope_type="project", scope_key="github:c/d")
 
     report = run()
@@ -83,7 +93,9 @@ def test_contradictions_are_not_proposed_as_near_duplicates(agent_actor):
     assert not ReviewProposal.objects.filter(kind="near_duplicate").exists()
 
 
-def test_memories_not_verified_for_the_configured_time_are_proposed_as_stale(owner_actor, agent_actor, settings):
+def test_memories_not_verified_for_the_configured_time_are_proposed_as_stale(
+    owner_actor, agent_actor, settings
+):
     settings.CONTINUITY_STALE_AFTER_DAYS = 30
     old = remember(agent_actor, "The staging host is stg-1")
     recent = remember(agent_actor, "The staging host runs Debian")
@@ -101,11 +113,15 @@ def test_memories_not_verified_for_the_configured_time_are_proposed_as_stale(own
     assert run()["stale"]["proposed"] == 0
 
 
-def test_proposals_whose_memories_left_or_were_verified_become_obsolete(owner_actor, agent_actor, settings):
+def test_proposals_whose_memories_left_or_were_verified_become_obsolete(
+    owner_actor, agent_actor, settings
+):
     settings.CONTINUITY_STALE_AFTER_DAYS = 30
     stale = remember(agent_actor, "The build uses make")
     archived = remember(agent_actor, "The cache is memcached")
-    Memory.objects.filter(pk__in=[stale.id, archived.id]).update(created_at=timezone.now() - timedelta(days=40))
+    Memory.objects.filter(pk__in=[stale.id, archived.id]).update(
+        created_at=timezone.now() - timedelta(days=40)
+    )
     run()
     assert ReviewProposal.objects.filter(status="pending").count() == 2
 
@@ -146,7 +162,9 @@ PROJECT = {"scope_type": "project", "scope_key": "github:acme/api"}
 
 def episode(actor, content, *, days_ago, **fields):
     receipt = remember(actor, content, kind="event", type="episodic", **{**PROJECT, **fields})
-    Memory.objects.filter(pk=receipt.id).update(created_at=timezone.now() - timedelta(days=days_ago))
+    Memory.objects.filter(pk=receipt.id).update(
+        created_at=timezone.now() - timedelta(days=days_ago)
+    )
     return receipt
 
 
@@ -174,7 +192,10 @@ def test_old_episodes_become_one_weekly_summary_per_project_and_are_archived(age
     assert "Deployed release 1.4 to staging" in week.content and "Rolled back 1.4" in week.content
     assert week.type == "episodic" and week.trust == "observed" and week.status == "active"
     sources = MemoryLink.objects.filter(from_memory=week, relation="derived_from")
-    assert {str(pk) for pk in sources.values_list("to_memory", flat=True)} == {str(first.id), str(second.id)}
+    assert {str(pk) for pk in sources.values_list("to_memory", flat=True)} == {
+        str(first.id),
+        str(second.id),
+    }
     rolled = Memory.objects.filter(pk__in=[first.id, second.id, other_week.id])
     assert set(rolled.values_list("status", flat=True)) == {"archived"}
     assert Memory.objects.get(pk=recent.id).status == "active"
@@ -182,7 +203,9 @@ def test_old_episodes_become_one_weekly_summary_per_project_and_are_archived(age
     assert run()["rollup"]["summaries"] == 0  # idempotent
 
 
-def test_a_late_episode_for_a_rolled_up_week_makes_a_new_version_of_its_summary(agent_actor, settings):
+def test_a_late_episode_for_a_rolled_up_week_makes_a_new_version_of_its_summary(
+    agent_actor, settings
+):
     settings.CONTINUITY_ROLLUP_AFTER_DAYS = 30
     base = monday_weeks_ago(6)
     episode(agent_actor, "Planned the Q3 roadmap", days_ago=base)
@@ -202,7 +225,9 @@ def test_owner_trusted_and_private_episodes_are_handled_apart(owner_actor, agent
     base = monday_weeks_ago(6)
     confirmed = episode(owner_actor, "Signed the hosting contract", days_ago=base)
     shared = episode(agent_actor, "Benchmarked the new cache", days_ago=base)
-    private = episode(owner_actor, "Salary talk went well", days_ago=base, visibility="private", trust="observed")
+    private = episode(
+        owner_actor, "Salary talk went well", days_ago=base, visibility="private", trust="observed"
+    )
 
     run()
 
@@ -211,4 +236,8 @@ def test_owner_trusted_and_private_episodes_are_handled_apart(owner_actor, agent
     assert {memory.visibility for memory in summaries} == {"shared", "private"}
     shared_summary = summaries.get(visibility="shared")
     assert "Salary" not in shared_summary.content and "Benchmarked" in shared_summary.content
-    assert Memory.objects.get(pk=shared.id).status == Memory.objects.get(pk=private.id).status == "archived"
+    assert (
+        Memory.objects.get(pk=shared.id).status
+        == Memory.objects.get(pk=private.id).status
+        == "archived"
+    )

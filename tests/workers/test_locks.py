@@ -1,4 +1,4 @@
-"""Leases and recorded periodic runs (continuity.maintenance.locks / runs)."""
+"""Leases and recorded periodic runs (foundation.maintenance.locks / runs)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from django.db import connections
 from django.utils import timezone
 
-from continuity.maintenance.locks import lease, lease_acquire, lease_release
-from continuity.maintenance.runs import PeriodicJob, job_run
-from continuity.models import MaintenanceLock, MaintenanceRun
+from foundation.maintenance.locks import lease, lease_acquire, lease_release
+from foundation.maintenance.runs import PeriodicJob, job_run
+from foundation.models import MaintenanceLock, MaintenanceRun
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +27,9 @@ def test_a_held_lease_cannot_be_taken_by_another_holder():
 
 def test_an_expired_lease_is_taken_over_and_the_old_holder_cannot_release_it():
     old = lease_acquire(name="job", ttl_seconds=60)
-    MaintenanceLock.objects.filter(name="job").update(expires_at=timezone.now() - timedelta(seconds=1))
+    MaintenanceLock.objects.filter(name="job").update(
+        expires_at=timezone.now() - timedelta(seconds=1)
+    )
 
     new = lease_acquire(name="job", ttl_seconds=60)
 
@@ -131,10 +133,12 @@ def test_a_run_stopped_by_the_soft_time_limit_is_recorded_as_failed():
     assert not MaintenanceLock.objects.exists()
 
 
-def test_maintenance_tasks_ack_late_retry_on_database_errors_with_backoff_and_have_time_limits(settings):
+def test_maintenance_tasks_ack_late_retry_on_database_errors_with_backoff_and_have_time_limits(
+    settings,
+):
     from django.db import OperationalError
 
-    from continuity.tasks import retention_cleanup
+    from foundation.tasks import retention_cleanup
     from memories.tasks import compaction
 
     for task in (retention_cleanup, compaction):
@@ -150,7 +154,7 @@ def test_maintenance_tasks_ack_late_retry_on_database_errors_with_backoff_and_ha
 def test_a_database_error_makes_the_task_retry(monkeypatch):
     from django.db import OperationalError
 
-    from continuity import tasks
+    from foundation import tasks
 
     attempts = []
 

@@ -6,8 +6,8 @@ from datetime import timedelta
 
 import pytest
 
-from continuity.models import RetentionOverride
-from continuity.tasks import retention_cleanup
+from foundation.models import RetentionOverride
+from foundation.tasks import retention_cleanup
 from tests.owner_api.conftest import OwnerClient
 from tests.workers.helpers import idempotency_records
 
@@ -30,7 +30,11 @@ def test_the_owner_sees_every_window_and_what_recent_cleanups_removed(instance_o
     assert response.status_code == 200
     body = response.json()
     rules = {rule["rule"]: rule for rule in body["rules"]}
-    assert rules["idempotency_records"] == {**rules["idempotency_records"], "window": 24, "unit": "hours"}
+    assert rules["idempotency_records"] == {
+        **rules["idempotency_records"],
+        "window": 24,
+        "unit": "hours",
+    }
     assert rules["revoked_or_expired_tokens"]["window"] == 90
     assert body["recent_runs"][0]["removed"]["idempotency_records"] == 3
 
@@ -47,7 +51,9 @@ def test_the_owner_changes_a_window_and_resets_it(instance_owner):
 
 
 def test_a_bad_window_is_refused_in_the_envelope_and_changes_nothing(instance_owner):
-    response = OwnerClient(instance_owner).request("PATCH", "/retention/idempotency_records/", {"value": 0})
+    response = OwnerClient(instance_owner).request(
+        "PATCH", "/retention/idempotency_records/", {"value": 0}
+    )
 
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "VALIDATION_ERROR"
@@ -62,7 +68,9 @@ def test_an_unknown_rule_is_not_found(instance_owner):
 
 
 def test_another_signed_in_user_is_forbidden(other_owner):
-    response = OwnerClient(other_owner).request("PATCH", "/retention/idempotency_records/", {"value": 3})
+    response = OwnerClient(other_owner).request(
+        "PATCH", "/retention/idempotency_records/", {"value": 3}
+    )
 
     assert response.status_code == 403
     assert OwnerClient(other_owner).get("/retention/").status_code == 403

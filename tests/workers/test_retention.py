@@ -7,14 +7,15 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from continuity.actors import Actor
-from continuity.errors import ErrorCode, ServiceError
-from continuity.maintenance import retention
-from continuity.maintenance.retention import RetentionRule, purge, retention_window_set, rule_get
-from continuity.maintenance.runs import Deadline
-from continuity.models import MaintenanceRun, PersonalAccessToken, RetentionOverride
-from continuity.tasks import retention_cleanup
-from continuity.tokens import token_revoke
+from accounts.models import PersonalAccessToken
+from accounts.tokens import token_revoke
+from foundation.actors import Actor
+from foundation.errors import ErrorCode, ServiceError
+from foundation.maintenance import retention
+from foundation.maintenance.retention import RetentionRule, purge, retention_window_set, rule_get
+from foundation.maintenance.runs import Deadline
+from foundation.models import MaintenanceRun, RetentionOverride
+from foundation.tasks import retention_cleanup
 from memories.models import IdempotencyRecord, Memory
 from tests.memories.helpers import remember
 from tests.workers.helpers import idempotency_records
@@ -37,7 +38,12 @@ def forever() -> Deadline:
 def test_the_existing_tables_are_registered():
     names = {rule.name for rule in retention.rules()}
 
-    assert {"idempotency_records", "revoked_or_expired_tokens", "maintenance_runs", "expired_handoffs"} <= names
+    assert {
+        "idempotency_records",
+        "revoked_or_expired_tokens",
+        "maintenance_runs",
+        "expired_handoffs",
+    } <= names
 
 
 def test_idempotency_records_older_than_24_hours_are_deleted_and_newer_ones_kept(owner):
@@ -48,7 +54,11 @@ def test_idempotency_records_older_than_24_hours_are_deleted_and_newer_ones_kept
 
     assert report["removed"] == 5
     assert report["complete"] is True
-    assert sorted(IdempotencyRecord.objects.values_list("key", flat=True)) == ["new0", "new1", "new2"]
+    assert sorted(IdempotencyRecord.objects.values_list("key", flat=True)) == [
+        "new0",
+        "new1",
+        "new2",
+    ]
 
 
 def test_the_purge_goes_in_batches_of_the_rules_size(owner, monkeypatch):
@@ -147,9 +157,11 @@ def test_tokens_revoked_or_expired_90_days_ago_go_and_their_memories_stay(owner_
 
 def test_an_updating_rule_retires_rows_once_and_is_idempotent(owner, owner_actor):
     # How capture's pending candidates will expire: an update, not a delete.
-    MaintenanceRun.objects.create(task="x", status="failed", started_at=timezone.now() - timedelta(days=9))
+    MaintenanceRun.objects.create(
+        task="x", status="failed", started_at=timezone.now() - timedelta(days=9)
+    )
     rule = RetentionRule(
-        name="test_runs_marked", model="continuity.MaintenanceRun", age_fields=("started_at",),
+        name="test_runs_marked", model="foundation.MaintenanceRun", age_fields=("started_at",),
         setting="UNSET_SETTING", default=7, unit="days", description="test",
         extra=~retention.Q(status="skipped"), update={"status": "skipped"},
     )  # fmt: skip
@@ -163,7 +175,11 @@ def test_a_capped_rule_keeps_only_the_newest_rows(owner, settings):
     settings.TEST_MAX_RECORDS = 4
     idempotency_records(owner, 10, age=timedelta(minutes=5))
     rule = RetentionRule(
-        **{**rule_get("idempotency_records").__dict__, "max_rows_setting": "TEST_MAX_RECORDS", "batch_size": 3}
+        **{
+            **rule_get("idempotency_records").__dict__,
+            "max_rows_setting": "TEST_MAX_RECORDS",
+            "batch_size": 3,
+        }
     )
 
     report = purge(rule, deadline=forever())
@@ -198,7 +214,7 @@ def test_a_second_cleanup_within_half_an_interval_is_skipped_and_removes_nothing
 def test_a_failing_rule_fails_the_run_but_the_other_rules_still_purge(owner, monkeypatch):
     idempotency_records(owner, 3, age=timedelta(days=3))
     broken = RetentionRule(
-        name="broken", model="continuity.MaintenanceRun", age_fields=("no_such_field",),
+        name="broken", model="foundation.MaintenanceRun", age_fields=("no_such_field",),
         setting="UNSET", default=1, unit="days", description="broken",
     )  # fmt: skip
     monkeypatch.setitem(retention.RULES, "broken", broken)
@@ -228,4 +244,7 @@ def test_handoff_capsules_go_30_days_after_they_expired(owner):
     report = purge(rule_get("expired_handoffs"), deadline=forever())
 
     assert report["removed"] == 1
-    assert sorted(HandoffCapsule.objects.values_list("task_id", flat=True)) == ["live", "recently-expired"]
+    assert sorted(HandoffCapsule.objects.values_list("task_id", flat=True)) == [
+        "live",
+        "recently-expired",
+    ]

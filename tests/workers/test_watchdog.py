@@ -12,10 +12,10 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from continuity.maintenance import watchdog
-from continuity.maintenance.watchdog import WorkProbe
-from continuity.models import MaintenanceRun
-from continuity.tasks import HEARTBEAT_CACHE_KEY, retention_cleanup
+from foundation.maintenance import watchdog
+from foundation.maintenance.watchdog import WorkProbe
+from foundation.models import MaintenanceRun
+from foundation.tasks import HEARTBEAT_CACHE_KEY, retention_cleanup
 from tests.workers.helpers import idempotency_records
 
 pytestmark = pytest.mark.django_db
@@ -59,10 +59,15 @@ def test_a_job_whose_last_success_is_older_than_three_intervals_degrades_health(
     assert response.status_code == 200  # the web instance itself can serve
     assert body["status"] == "degraded"
     assert body["watchdog"]["jobs"][RETENTION]["ok"] is False
-    assert any("last success" in problem and RETENTION in problem for problem in body["watchdog"]["problems"])
+    assert any(
+        "last success" in problem and RETENTION in problem
+        for problem in body["watchdog"]["problems"]
+    )
 
 
-def test_a_job_that_never_succeeded_for_three_intervals_is_a_problem_with_its_error(client, settings):
+def test_a_job_that_never_succeeded_for_three_intervals_is_a_problem_with_its_error(
+    client, settings
+):
     settings.CONTINUITY_RETENTION_INTERVAL_SECONDS = 60
     MaintenanceRun.objects.create(task=RETENTION, status="failed", started_at=ago(seconds=400),
                                   finished_at=ago(seconds=399), error="OperationalError: locked")  # fmt: skip

@@ -13,8 +13,8 @@ import os
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 
-from continuity.errors import ServiceError
-from continuity.tokens import token_authenticate
+from accounts.tokens import token_authenticate
+from foundation.errors import ServiceError
 
 
 class Command(BaseCommand):

@@ -24,8 +24,12 @@ class Command(BaseCommand):
     help = "Show semantic-recall embedding progress; --backfill embeds what is missing or stale."
 
     def add_arguments(self, parser):
-        parser.add_argument("--backfill", action="store_true", help="embed what lacks a current vector")
-        parser.add_argument("--batch", type=int, default=DEFAULT_BATCH, help="memories per model call")
+        parser.add_argument(
+            "--backfill", action="store_true", help="embed what lacks a current vector"
+        )
+        parser.add_argument(
+            "--batch", type=int, default=DEFAULT_BATCH, help="memories per model call"
+        )
         parser.add_argument("--owner", help="only this owner's memories (username)")
 
     def handle(self, *args, backfill: bool, batch: int, owner: str | None, **options):
@@ -61,4 +65,3 @@ class Command(BaseCommand):
             f"model {status.model or '-'}: {status.embedded} of {status.total} memories embedded, "
             f"{status.stale} stale, {status.missing} missing"
         )
-

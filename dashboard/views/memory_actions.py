@@ -1,0 +1,186 @@
+"""The memory card and its actions.
+
+Each action is a POST that htmx sends from the card (the answer is the card again plus the
+tab counts out of band) and that also works as a plain form post (the answer redirects back
+to the page the form came from). Every rule is the service's; this only translates.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from dashboard.views.memory_tabs import with_links
+from foundation.errors import ErrorCode, ServiceError
+from foundation.views import back, owner_actor, raise_404_if_missing, safe_next
+from memories.models import LIVE_STATUSES
+from memories.selectors import memory_get, memory_history
+from memories.services import (
+    memory_archive,
+    memory_confirm,
+    memory_correct,
+    memory_delete,
+    memory_lock,
+    memory_restore,
+    memory_unlock,
+)
+
+SIMPLE_ACTIONS = {
+    "confirm": memory_confirm,
+    "lock": memory_lock,
+    "unlock": memory_unlock,
+    "archive": memory_archive,
+    "restore": memory_restore,
+}
+HISTORY_LIMIT = 50
+
+
+def _get(request: HttpRequest, memory_id):
+    try:
+        return memory_get(actor=owner_actor(request), memory_id=memory_id)
+    except ServiceError as error:
+        raise_404_if_missing(error)
+        raise
+
+
+def _card(
+    request: HttpRequest,
+    memory,
+    *,
+    mode: str = "view",
+    status: int = 200,
+    oob: bool = False,
+    **extra,
+) -> HttpResponse:
+    """The card fragment; with `oob`, the tab counts ride along to update in place."""
+    if memory is not None:
+        with_links([memory])
+    context = {"m": memory, "mode": mode, "next": safe_next(request), **extra}
+    html = render_to_string("memories/_card.html", context, request=request)
+    if oob:
+        html += render_to_string("dashboard/_counts.html", {"oob": True}, request=request)
+    return HttpResponse(html, status=status)
+
+
+def _standalone(
+    request: HttpRequest, memory, *, mode: str, status: int = 200, **extra
+) -> HttpResponse:
+    """Without JavaScript, a card in a mode (edit, delete, history) is a page of its own."""
+    if memory is not None:
+        with_links([memory])
+    context = {"m": memory, "mode": mode, "next": safe_next(request), "tab": "", **extra}  # fmt: skip
+    return render(request, "memories/card_page.html", context, status=status)
+
+
+@login_required
+@require_GET
+def card(request: HttpRequest, memory_id) -> HttpResponse:
+    memory = _get(request, memory_id)
+    if request.htmx:
+        return _card(request, memory)
+    return _standalone(request, memory, mode="view")
+
+
+@login_required
+@require_POST
+def act(request: HttpRequest, memory_id, action: str) -> HttpResponse:
+    service = SIMPLE_ACTIONS.get(action)
+    if service is None:
+        raise Http404("No such action.")
+    try:
+        memory = service(actor=owner_actor(request), memory_id=memory_id)
+    except ServiceError as error:
+        raise_404_if_missing(error)
+        if request.htmx:
+            return _card(request, _get(request, memory_id), error=error.message, oob=True)
+        messages.error(request, error.message)
+        return back(request)
+    if request.htmx:
+        return _card(request, memory, oob=True)
+    return back(request)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def correct(request: HttpRequest, memory_id) -> HttpResponse:
+    """GET: the card as an inline edit form. POST: a new version, unless the memory changed
+    since the form was rendered (the version and id it carried), which is a conflict."""
+    memory = _get(request, memory_id)
+    if request.method == "GET":
+        if request.htmx:
+            return _card(request, memory, mode="edit", draft=memory.content)
+        return _standalone(request, memory, mode="edit", draft=memory.content)
+    content = request.POST.get("content", "")
+    rendered_version = request.POST.get("version", "")
+    error, status = "", 200
+    if rendered_version != str(memory.version) or memory.status not in LIVE_STATUSES:
+        error, status = (
+            _(
+                "This memory changed since you opened it (now version %(version)s, %(status)s). "
+                "Your edit was not saved; reload it and edit again."
+            )
+            % {"version": memory.version, "status": memory.status},
+            409,
+        )
+    else:
+        try:
+            corrected = memory_correct(
+                actor=owner_actor(request), memory_id=memory.pk, content=content
+            )
+        except ServiceError as exc:
+            raise_404_if_missing(exc)
+            error = exc.message
+            status = 409 if exc.code in (ErrorCode.CONFLICT, ErrorCode.VERSION_CONFLICT) else 400
+        else:
+            if request.htmx:
+                return _card(
+                    request,
+                    corrected,
+                    oob=True,
+                    notice=_("Saved as version %(v)s.") % {"v": corrected.version},
+                )
+            messages.success(request, _("Saved as version %(v)s.") % {"v": corrected.version})
+            return back(request)
+    if request.htmx:
+        # htmx swaps only 2xx answers by default: the error goes into the form with a 200.
+        return _card(request, memory, mode="edit", draft=content, field_error=error)
+    return _standalone(
+        request, memory, mode="edit", draft=content, field_error=error, status=status
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def delete(request: HttpRequest, memory_id) -> HttpResponse:
+    """GET: the explicit confirmation step. POST with confirm=yes: the hard delete."""
+    memory = _get(request, memory_id)
+    if request.method == "GET" or request.POST.get("confirm") != "yes":
+        if request.htmx:
+            return _card(request, memory, mode="delete")
+        return _standalone(request, memory, mode="delete")
+    memory_delete(actor=owner_actor(request), memory_id=memory.pk)
+    if request.htmx:
+        return _card(request, None, mode="deleted", oob=True)
+    messages.success(request, _("The memory and its earlier versions were deleted."))
+    return back(request)
+
+
+@login_required
+@require_GET
+def history(request: HttpRequest, memory_id) -> HttpResponse:
+    memory = _get(request, memory_id)
+    try:
+        page = memory_history(
+            actor=owner_actor(request), memory_id=memory.pk, limit=HISTORY_LIMIT,
+            cursor=request.GET.get("cursor") or None,
+        )  # fmt: skip
+    except ServiceError:  # a cursor that is not this memory's: start from the newest
+        page = memory_history(actor=owner_actor(request), memory_id=memory.pk, limit=HISTORY_LIMIT)
+    if request.htmx:
+        return render(request, "memories/_history.html", {"m": memory, "history": page})
+    return _standalone(request, memory, mode="view", history=page)

@@ -1,0 +1,157 @@
+"""The one error type every service raises, and the envelope every door renders it in.
+
+    {"error": {"code": "VALIDATION_ERROR", "message": "...", "details": [...]}}
+
+Codes are a public contract: clients branch on them, so they never change meaning.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+
+class ErrorCode(StrEnum):
+    VALIDATION_ERROR = "VALIDATION_ERROR"
+    NOT_FOUND = "NOT_FOUND"
+    METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
+    FORBIDDEN = "FORBIDDEN"
+    UNAUTHORIZED = "UNAUTHORIZED"
+    VERSION_CONFLICT = "VERSION_CONFLICT"
+    CONFLICT = "CONFLICT"
+    IDEMPOTENCY_CONFLICT = "IDEMPOTENCY_CONFLICT"
+    SECRET_REJECTED = "SECRET_REJECTED"
+    PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
+    RATE_LIMITED = "RATE_LIMITED"
+    UNAVAILABLE = "UNAVAILABLE"
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+
+
+HTTP_STATUS = {
+    ErrorCode.VALIDATION_ERROR: 400,
+    ErrorCode.UNAUTHORIZED: 401,
+    ErrorCode.FORBIDDEN: 403,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.METHOD_NOT_ALLOWED: 405,
+    ErrorCode.CONFLICT: 409,  # before VERSION_CONFLICT: the generic code for a bare 409
+    ErrorCode.VERSION_CONFLICT: 409,
+    ErrorCode.IDEMPOTENCY_CONFLICT: 409,
+    ErrorCode.PAYLOAD_TOO_LARGE: 413,
+    ErrorCode.SECRET_REJECTED: 422,
+    ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.INTERNAL_ERROR: 500,
+    ErrorCode.UNAVAILABLE: 503,
+}
+
+
+# The code a door reports for an HTTP failure raised before any service ran (bad route,
+# wrong method, framework validation): the first code that maps to that status.
+CODE_FOR_STATUS = {}
+for _code, _status in HTTP_STATUS.items():
+    CODE_FOR_STATUS.setdefault(_status, _code)
+
+
+class ServiceError(Exception):
+    """A failed operation. Raised before anything is written, or inside the transaction
+    that is then rolled back, so a failed call leaves the database as it was."""
+
+    def __init__(self, code: ErrorCode, message: str, details: list[Any] | None = None):
+        super().__init__(message)
+        self.code = ErrorCode(code)
+        self.message = message
+        self.details = details or []
+
+    @property
+    def http_status(self) -> int:
+        return HTTP_STATUS[self.code]
+
+    def as_envelope(self) -> dict:
+        return envelope(self.code, self.message, self.details)
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The HTTP headers every door sends with this error: the bearer challenge of a 401
+        (RFC 6750), and Retry-After for a rate limit or an outage."""
+        headers = {}
+        if challenge := www_authenticate(self):
+            headers["WWW-Authenticate"] = challenge
+        if (seconds := retry_after_of(self)) is not None:
+            headers["Retry-After"] = str(seconds)
+        return headers
+
+    def __repr__(self) -> str:
+        return f"ServiceError({self.code!s}, {self.message!r})"
+
+
+def envelope(code, message: str, details: list | None = None) -> dict:
+    """The one error shape of every door."""
+    return {"error": {"code": str(code), "message": message, "details": details or []}}
+
+
+REALM = "continuity"
+
+
+class AuthenticationFailed(ServiceError):
+    """UNAUTHORIZED, plus the challenge: `error=` is named only when a credential was sent
+    (RFC 6750 §3.1: a request without one gets the bare challenge)."""
+
+    def __init__(self, message: str, *, oauth_error: str | None = None):
+        super().__init__(ErrorCode.UNAUTHORIZED, message)
+        self.oauth_error = oauth_error
+
+    @property
+    def www_authenticate(self) -> str:
+        challenge = f'Bearer realm="{REALM}"'
+        if self.oauth_error:
+            challenge += f', error="{self.oauth_error}"'
+        return challenge
+
+
+def www_authenticate(error: ServiceError) -> str | None:
+    """The `WWW-Authenticate` value for an error, or None when it is not an auth failure."""
+    if isinstance(error, AuthenticationFailed):
+        return error.www_authenticate
+    if error.code == ErrorCode.UNAUTHORIZED:
+        return f'Bearer realm="{REALM}", error="invalid_token"'
+    return None
+
+
+def retry_after_of(error: ServiceError) -> int | None:
+    """The `Retry-After` seconds a RATE_LIMITED error carries, or an outage's fixed wait."""
+    if error.code == ErrorCode.UNAVAILABLE:
+        return UNAVAILABLE_RETRY_AFTER
+    for detail in error.details:
+        if isinstance(detail, dict) and "retry_after" in detail:
+            return int(detail["retry_after"])
+    return None
+
+
+def validation_error(message: str, *, field: str | None = None) -> ServiceError:
+    details = [{"field": field, "message": message}] if field else []
+    return ServiceError(ErrorCode.VALIDATION_ERROR, message, details)
+
+
+def not_found(what: str = "memory") -> ServiceError:
+    return ServiceError(ErrorCode.NOT_FOUND, f"No such {what}.")
+
+
+def forbidden(message: str) -> ServiceError:
+    return ServiceError(ErrorCode.FORBIDDEN, message)
+
+
+# Seconds a client is told to wait when the database cannot be reached.
+UNAVAILABLE_RETRY_AFTER = 5
+
+
+def unavailable_error(exc: BaseException) -> ServiceError | None:
+    """The UNAVAILABLE error for a database that cannot be reached, or None for any other
+    exception. Connection failures and a broken connection surface as OperationalError or
+    InterfaceError; Django reconnects on the next request, so the service recovers on its
+    own when the database returns."""
+    from django.db import InterfaceError, OperationalError
+
+    if isinstance(exc, (OperationalError, InterfaceError)):
+        return ServiceError(
+            ErrorCode.UNAVAILABLE, "The database is unavailable; try again shortly."
+        )
+    return None

@@ -1,6 +1,0 @@
-"""Importers from other tools: a context-keeper store and a generic JSONL file."""
-
-from handoff.importers.context_keeper import context_keeper_import
-from handoff.importers.jsonl import jsonl_import
-
-__all__ = ["context_keeper_import", "jsonl_import"]

@@ -1,0 +1,64 @@
+"""What compaction proposes to the owner in Review."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+class ProposalKind(models.TextChoices):
+    NEAR_DUPLICATE = "near_duplicate"
+    STALE = "stale"
+
+
+class ProposalStatus(models.TextChoices):
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    DISMISSED = "dismissed"
+    OBSOLETE = "obsolete"  # the memories changed so that the proposal no longer applies
+
+
+class ReviewProposal(models.Model):
+    """Something compaction found for the owner to decide in Review; it never acts alone.
+
+    States: `pending` when found; `accepted` or `dismissed` by the owner; `obsolete` when
+    compaction sees it no longer applies (a memory left the live set, or was verified).
+    `key` identifies what the proposal is about (the kind and the sorted memory ids), so
+    a rerun never proposes the same thing twice, and a dismissed proposal stays dismissed.
+    """
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_proposals"
+    )
+    kind = models.CharField(max_length=16, choices=ProposalKind.choices)
+    key = models.CharField(max_length=200)
+    memory_ids = models.JSONField(default=list)
+    score = models.FloatField(null=True, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+    status = models.CharField(
+        max_length=10, choices=ProposalStatus.choices, default=ProposalStatus.PENDING
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        # Kept from when this model lived in the project package (0.1.0).
+        db_table = "continuity_reviewproposal"
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["owner", "status", "-created_at"], name="proposal_owner_idx")
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "key"], name="proposal_unique_key"),
+            models.CheckConstraint(
+                condition=Q(kind__in=ProposalKind.values), name="proposal_kind_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=ProposalStatus.values), name="proposal_status_valid"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.status}: {', '.join(self.memory_ids)}"

@@ -1,5 +1,0 @@
-"""The owner's dashboard (DESIGN §5): tab pages, the memory card and its actions.
-
-Every view here is a thin door: it reads the request, calls a selector or one service as
-`Actor.owner(request.user)`, and renders a full page, or only a fragment when htmx asked.
-"""
