@@ -1,12 +1,14 @@
 """Sign-in throttling: password guessing is slowed to a few tries per quarter hour.
 
-Failures are counted in Django's cache (shared by every web process; Redis in team mode)
-per account+address and per address alone: after `CONTINUITY_LOGIN_MAX_FAILURES` failures
-for one account from one address (default 5), or `CONTINUITY_LOGIN_MAX_FAILURES_PER_IP`
-from one address across accounts (default 20, against spraying), sign-in from there is
-refused — without checking the password, so a locked-out guesser learns nothing — until
-the window (`CONTINUITY_LOGIN_WINDOW_SECONDS`, default 900) ends. A success clears the
-account's counter.
+Attempts are counted on atomic counters (accounts.counters: Redis in team mode, a database
+row on lite, shared by every web process) per account+address and per address alone,
+BEFORE the password is checked: after `CONTINUITY_LOGIN_MAX_FAILURES` attempts for one
+account from one address (default 5), or `CONTINUITY_LOGIN_MAX_FAILURES_PER_IP` from one
+address across accounts (default 20, against spraying), sign-in from there is refused —
+without checking the password, so a locked-out guesser learns nothing — until the window
+(`CONTINUITY_LOGIN_WINDOW_SECONDS`, default 900, opened by the first attempt) ends. A
+success clears the account's counter, so an owner who types their password right is never
+held back by their own earlier attempts.
 
 It is an authentication backend, so every sign-in form shares it: the dashboard's, the
 admin's and the browsable owner API's. The dashboard's sign-in view also asks
@@ -17,14 +19,13 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
-import time
 
 from django.conf import settings
 from django.contrib.auth.backends import ModelBackend
-from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
+
+from accounts.counters import counter_clear, counter_hit, counter_peek, counter_refund
 
 logger = logging.getLogger(__name__)
 
@@ -49,48 +50,49 @@ def _keys(request: HttpRequest | None, username: str | None) -> tuple[str, str]:
     return f"login-fail:acct:{account}:{address}", f"login-fail:ip:{address}"
 
 
-def _count(key: str) -> tuple[int, float]:
-    value = cache.get(key)
-    if not value:
-        return 0, 0.0
-    return value  # (failures, when the window started)
-
-
 def retry_after(request: HttpRequest | None, username: str | None) -> int:
-    """Seconds until sign-in from this address for this account is allowed again; 0 if now."""
-    max_account, max_address, window = _limits()
-    now = time.time()
+    """Seconds until sign-in from this address for this account is allowed again; 0 if now.
+    Counts nothing: the dashboard asks it first, to answer 429 with `Retry-After`."""
+    max_account, max_address, _ = _limits()
     waits = []
     for key, limit in zip(_keys(request, username), (max_account, max_address), strict=True):
         try:
-            failures, started = _count(key)
-        except Exception:  # noqa: BLE001 - an unreachable cache must not lock everyone out
+            hit = counter_peek(key)
+        except Exception:  # noqa: BLE001 - an unreachable counter must not lock everyone out
             logger.warning("login throttle unavailable; allowing the attempt", exc_info=True)
             return 0
-        left = started + window - now
-        if limit > 0 and failures >= limit and left > 0:
-            waits.append(math.ceil(left))
+        if limit > 0 and hit.count >= limit and hit.seconds_left > 0:
+            waits.append(hit.retry_after)
     return max(waits, default=0)
 
 
-def record_failure(request: HttpRequest | None, username: str | None) -> None:
-    _, _, window = _limits()
-    now = time.time()
-    for key in _keys(request, username):
+def reserve_attempt(request: HttpRequest | None, username: str | None) -> int:
+    """Count this attempt before its password is checked; 0 if it may go ahead, else the
+    seconds to wait. Counting first is what makes the limit hold under concurrency: 40
+    parallel guesses take 40 distinct counts, and only the first few are checked at all."""
+    max_account, max_address, window = _limits()
+    waits = []
+    for key, limit in zip(_keys(request, username), (max_account, max_address), strict=True):
+        if limit <= 0:
+            continue
         try:
-            failures, started = _count(key)
-            if not failures or now - started >= window:
-                failures, started = 0, now
-            cache.set(
-                key, (failures + 1, started), timeout=max(1, math.ceil(started + window - now))
-            )
+            hit = counter_hit(key, window_seconds=window)
         except Exception:  # noqa: BLE001
-            logger.warning("login throttle unavailable; failure not counted", exc_info=True)
+            logger.warning("login throttle unavailable; allowing the attempt", exc_info=True)
+            return 0
+        if hit.count > limit:
+            waits.append(hit.retry_after)
+    return max(waits, default=0)
 
 
 def clear_account(request: HttpRequest | None, username: str | None) -> None:
+    """A successful sign-in forgets the account's attempts from this address, and takes its
+    own attempt back from the address's count: that count guards against spraying across
+    accounts, so it keeps the failures."""
+    account, address = _keys(request, username)
     try:
-        cache.delete(_keys(request, username)[0])
+        counter_clear(account)
+        counter_refund(address)
     except Exception:  # noqa: BLE001
         logger.warning("login throttle unavailable; counter not cleared", exc_info=True)
 
@@ -101,13 +103,11 @@ class ThrottledModelBackend(ModelBackend):
     def authenticate(self, request, username=None, password=None, **kwargs):
         if username is None:
             username = kwargs.get(self._username_field(), "")
-        if retry_after(request, username):
+        if reserve_attempt(request, username):
             # PermissionDenied stops Django from trying other backends and reports a failure.
             raise PermissionDenied("Too many failed sign-in attempts; try again later.")
         user = super().authenticate(request, username=username, password=password, **kwargs)
-        if user is None:
-            record_failure(request, username)
-        else:
+        if user is not None:
             clear_account(request, username)
         return user
 

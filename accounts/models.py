@@ -63,3 +63,16 @@ class PersonalAccessToken(models.Model):
     @property
     def is_usable(self) -> bool:
         return not self.is_revoked and not self.is_expired
+
+
+class ThrottleCounter(models.Model):
+    """One open window of an atomic counter (accounts.counters) on the lite profile: sign-in
+    attempts per account and address, requests per token. A row whose window ended is reset
+    by the next hit, and removed by retention."""
+
+    key = models.CharField(max_length=200, primary_key=True)
+    count = models.PositiveIntegerField()
+    window_ends_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.count} until {self.window_ends_at:%H:%M:%S}"
