@@ -277,32 +277,8 @@ class RetentionFailed(Exception):
         return (type(self), (self.args[0], self.report))
 
 
-# --- the rules for tables that exist today --------------------------------------------------
-# Capture (raw events 7 days, candidates 30 days → expired, receipts 30 days / 5,000) will
-# register its rules in capture/retention.py. The handoff rule below can move to
-# handoff/retention.py whenever that app wants to own it.
+# --- this floor's own rule; every app registers its tables' rules in its retention.py ------
 
-register_rule(RetentionRule(
-    name="idempotency_records",
-    model="memories.IdempotencyRecord",
-    age_fields=("created_at",),
-    setting="CONTINUITY_RETENTION_IDEMPOTENCY_HOURS",
-    default=24,
-    unit="hours",
-    max_value=24 * 365,
-    description="Receipts of writes made with an idempotency key (a replay after this "
-    "window is treated as a new write).",
-))  # fmt: skip
-register_rule(RetentionRule(
-    name="revoked_or_expired_tokens",
-    model="accounts.PersonalAccessToken",
-    age_fields=("revoked_at", "expires_at"),
-    setting="CONTINUITY_RETENTION_TOKENS_DAYS",
-    default=90,
-    unit="days",
-    description="Agent tokens revoked or expired this long ago (memories and history keep "
-    "the agent's name).",
-))  # fmt: skip
 register_rule(RetentionRule(
     name="maintenance_runs",
     model="foundation.MaintenanceRun",
@@ -312,14 +288,4 @@ register_rule(RetentionRule(
     unit="days",
     extra=~Q(status="running"),
     description="Records of past background runs.",
-))  # fmt: skip
-register_rule(RetentionRule(
-    name="expired_handoffs",
-    model="handoff.HandoffCapsule",
-    age_fields=("expires_at",),
-    setting="CONTINUITY_RETENTION_HANDOFFS_DAYS",
-    default=30,
-    unit="days",
-    description="Handoff capsules this long after they expired (resume never returns an "
-    "expired capsule; the grace period lets the owner still read it).",
 ))  # fmt: skip
