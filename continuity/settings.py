@@ -59,8 +59,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # Before anything reads input: PostgreSQL cannot store U+0000 (foundation/middleware.py).
-    "foundation.middleware.RejectNulMiddleware",
+    # Before anything reads input: what no door can store or parse safely (foundation/input_guard.py).
+    "foundation.middleware.InputGuardMiddleware",
     # Static assets (admin, API docs, dashboard) are served by the app itself, no CDN.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

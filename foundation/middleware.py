@@ -11,12 +11,12 @@ which needs the very database that is missing.
 from __future__ import annotations
 
 import logging
-import re
 
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
-from foundation.errors import ErrorCode, unavailable_error
+from foundation.errors import ServiceError, unavailable_error, validation_error
+from foundation.input_guard import body_problem
 
 logger = logging.getLogger(__name__)
 
@@ -44,55 +44,63 @@ class DatabaseUnavailableMiddleware:
         return response
 
 
-# A NUL character as it reaches us: raw, as a JSON escape (not an escaped backslash followed
-# by "u0000"), or percent-encoded in a query string or form.
-_JSON_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")
-_TEXT_BODIES = ("application/json", "application/x-www-form-urlencoded", "text/plain")
+# A NUL character as it reaches us in a query string, a path or a form: raw or percent-encoded.
+_FORM_BODIES = ("application/x-www-form-urlencoded", "text/plain")
+NUL_MESSAGE = "The request contains a NUL character (U+0000), which cannot be stored."
 
 
-class RejectNulMiddleware:
-    """Refuse any request that carries a NUL character (U+0000) with a 400.
+class InputGuardMiddleware:
+    """Refuse, with a 400 and before any view runs, input no door can store or parse safely
+    (foundation.input_guard): a NUL character anywhere (PostgreSQL cannot store U+0000), and
+    in a JSON body also unpaired surrogates, nesting past the bound, integers past 2^53 and
+    NaN. Nothing is half-written: the envelope under /api/, a short page elsewhere.
 
-    PostgreSQL cannot store NUL in text or JSON, so such input would fail deep in a query;
-    no memory, query or capture legitimately needs one. Refused at the door, before any
-    view runs, so nothing is half-written: the envelope under /api/, a short page elsewhere.
-    The owner API is left to DRF, whose fields refuse NUL themselves and name the field;
-    uploads (multipart) are binary and not read here.
+    Every body an API door reads as JSON is checked, whatever its Content-Type says (the
+    agent API parses a body sent as text/plain too); uploads (multipart) are binary and not
+    read here.
     """
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.path.startswith("/api/owner/"):
-            return self.get_response(request)
-        query = request.META.get("QUERY_STRING", "")
-        if (
-            "%00" in query
-            or "\x00" in query
-            or "\x00" in request.path
-            or self._body_has_nul(request)
-        ):
-            return self._refuse(request)
+        error = self._problem(request)
+        if error is not None:
+            return self._refuse(request, error)
         return self.get_response(request)
 
     @staticmethod
-    def _body_has_nul(request: HttpRequest) -> bool:
-        if request.method in ("GET", "HEAD", "OPTIONS") or request.content_type not in _TEXT_BODIES:
-            return False
+    def _problem(request: HttpRequest) -> ServiceError | None:
+        query = request.META.get("QUERY_STRING", "")
+        if "\x00" in request.path:
+            return validation_error(NUL_MESSAGE)
+        if "%00" in query or "\x00" in query:
+            named = [
+                name for name, values in request.GET.lists() if any("\x00" in v for v in values)
+            ]
+            return validation_error(NUL_MESSAGE, field=named[0] if named else None)
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return None
+        if request.content_type.startswith("multipart/"):
+            return None
         try:
             body = request.body
         except Exception:  # noqa: BLE001 - too large or unreadable: the views answer that
-            return False
-        if b"\x00" in body or _JSON_NUL.search(body):
-            return True
-        return request.content_type == "application/x-www-form-urlencoded" and b"%00" in body
+            return None
+        if not body:
+            return None
+        if request.path.startswith("/api/") and (
+            request.content_type == "application/json" or request.path.startswith("/api/v1/")
+        ):
+            return body_problem(body)
+        if b"\x00" in body or (request.content_type in _FORM_BODIES and b"%00" in body):
+            return validation_error(NUL_MESSAGE)
+        return None
 
     @staticmethod
-    def _refuse(request: HttpRequest) -> HttpResponse:
-        message = "The request contains a NUL character (U+0000), which cannot be stored."
+    def _refuse(request: HttpRequest, error: ServiceError) -> HttpResponse:
         if request.path.startswith("/api/"):
-            from foundation.ninja_door import error_response
+            from foundation.ninja_door import service_error_response
 
-            return error_response(400, ErrorCode.VALIDATION_ERROR, message)
-        return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
+            return service_error_response(error)
+        return HttpResponse(error.message, status=400, content_type="text/plain; charset=utf-8")
