@@ -22,6 +22,7 @@ a late answer, because an agent waits for it before the prompt is sent. Each cal
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 import time
 from dataclasses import asdict, dataclass, field
@@ -84,9 +85,17 @@ def _fence_safe(line: str) -> str:
     return _MARKER.sub(lambda match: f"\u2039{match.group(1)}{match.group(2)}", line)
 
 
+def _attribute(value: str) -> str:
+    """A value safe inside the fence's double-quoted attribute: markup escaped, and line
+    breaks and other control characters dropped, so no project key or workspace can close
+    the tag, open another, or start a line of its own inside the prompt."""
+    printable = "".join(char for char in value if char.isprintable())
+    return html.escape(_fence_safe(printable), quote=True)
+
+
 def _open_tag(project_key: str | None) -> str:
     scope = f"global+project:{project_key}" if project_key else "global"
-    return f'{INJECTION_OPEN} type="reference-data" scope="{_fence_safe(scope)}">'
+    return f'{INJECTION_OPEN} type="reference-data" scope="{_attribute(scope)}">'
 
 
 def _eligible(actor: Actor, project_key: str | None):
