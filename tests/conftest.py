@@ -13,6 +13,7 @@ from hypothesis import settings as hypothesis_settings
 
 from accounts.tokens import token_create
 from foundation.actors import Actor
+from tests.browser.chromium import browser_required, chromium_path, why_missing
 from tests.workers.instance import instance  # noqa: F401 - a fixture for every directory
 
 ALL_AGENT_SCOPES = ["memories:read", "memories:write", "capture:write", "handoff"]
@@ -28,6 +29,11 @@ hypothesis_settings.load_profile(
 
 
 def pytest_collection_modifyitems(config, items):
+    deselect_the_other_profile(config, items)
+    browser_tests_last_or_deselected(config, items)
+
+
+def deselect_the_other_profile(config, items):
     """Tests marked `postgres` belong to the team run (DATABASE_URL=postgres://...) and
     tests marked `sqlite` to the lite run; each run leaves the other's out openly (reported
     as deselected) rather than skipping them."""
@@ -36,6 +42,46 @@ def pytest_collection_modifyitems(config, items):
     if len(kept) != len(items):
         config.hook.pytest_deselected(items=[item for item in items if item not in kept])
         items[:] = kept
+
+
+# --- browser tests: run when Chromium is found, deselected openly when not ---------------
+
+BROWSER_NOT_RUN = pytest.StashKey[str]()
+
+
+def pytest_report_header(config):
+    path = chromium_path()
+    return f"chromium: {path}" if path else f"chromium: none ({why_missing()})"
+
+
+def browser_tests_last_or_deselected(config, items):
+    """Without Chromium the browser tests are deselected (an error when
+    CONTINUITY_REQUIRE_BROWSER is set). With it they run last: a sync Playwright session
+    leaves an event loop behind that would break the asyncio tests after it."""
+    browser = [item for item in items if item.get_closest_marker("browser")]
+    if not browser:
+        return
+    others = [item for item in items if item.get_closest_marker("browser") is None]
+    if chromium_path() is None:
+        if browser_required():
+            raise pytest.UsageError(
+                f"CONTINUITY_REQUIRE_BROWSER is set but {why_missing()}: "
+                f"{len(browser)} browser tests cannot run"
+            )
+        config.hook.pytest_deselected(items=browser)
+        config.stash[BROWSER_NOT_RUN] = f"{len(browser)} browser tests not run: {why_missing()}"
+        items[:] = others
+        return
+    items[:] = others + browser
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    note = config.stash.get(BROWSER_NOT_RUN, None)
+    if note:
+        terminalreporter.write_line(note, yellow=True, bold=True)
+
+
+# --- people and tokens --------------------------------------------------------------------
 
 
 @pytest.fixture
