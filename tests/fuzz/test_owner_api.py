@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from continuity import owner_urls
 from foundation.actors import Actor
 from memories.services import memory_remember
-from tests.fuzz.test_api_schemas import assert_enveloped
+from tests.fuzz.helpers import assert_enveloped
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
