@@ -11,12 +11,10 @@ import os
 import pytest
 from hypothesis import settings as hypothesis_settings
 
-from accounts.tokens import token_create
 from foundation.actors import Actor
 from tests.browser.chromium import browser_required, chromium_path, why_missing
+from tests.factories import AGENT_SCOPES, TokenFactory, UserFactory
 from tests.workers.instance import instance  # noqa: F401 - a fixture for every directory
-
-ALL_AGENT_SCOPES = ["memories:read", "memories:write", "capture:write", "handoff"]
 
 # Property and fuzz tests draw the same examples on every run, so a suite run is
 # reproducible and a red build always means a change did it. HYPOTHESIS_EXPLORE=1 draws
@@ -85,13 +83,13 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 
 @pytest.fixture
-def owner(django_user_model):
-    return django_user_model.objects.create_user(username="ada", password="correct horse battery")
+def owner():
+    return UserFactory(username="ada", password="correct horse battery")
 
 
 @pytest.fixture
-def other_owner(django_user_model):
-    return django_user_model.objects.create_user(username="grace", password="another long secret")
+def other_owner():
+    return UserFactory(username="grace", password="another long secret")
 
 
 @pytest.fixture
@@ -104,14 +102,10 @@ def make_token(owner):
     """Issue a token for `owner` (or another user): returns (token row, raw secret)."""
 
     def make(agent_name="claude-code", scopes=None, user=None, **extra):
-        return token_create(
-            actor=Actor.owner(user or owner),
-            name=f"{agent_name} token",
-            agent_name=agent_name,
-            scopes=scopes or ALL_AGENT_SCOPES,
-            expires_in_days=extra.pop("expires_in_days", 30),
-            **extra,
+        token = TokenFactory(
+            owner=user or owner, agent_name=agent_name, scopes=scopes or AGENT_SCOPES, **extra
         )
+        return token, token.raw
 
     return make
 
