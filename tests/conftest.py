@@ -1,4 +1,6 @@
-"""Shared fixtures: the owner, a second owner, agent tokens and actors.
+"""Shared fixtures (the owner, a second owner, agent tokens and actors, built with
+tests/factories.py) and collection rules (the other profile's tests and, without
+Chromium, the browser tests are deselected openly).
 
 The test database follows the environment: SQLite by default (a file, so threads and
 subprocesses share it), PostgreSQL when DATABASE_URL points at one (the team profile).
