@@ -2,9 +2,9 @@
 
 Cheap enough for a load balancer to call every few seconds: one `SELECT 1`, a look at
 the broker (folders in the lite profile, a Redis PING with short timeouts in the team
-profile), one cache read and the watchdog's few indexed reads. 503 ("unhealthy") when the
-database or the broker fails, with the failing parts listed in `failing`: this instance
-cannot serve. 200 otherwise — "degraded" when the watchdog sees a problem with the
+profile), one cache read, the watchdog's few indexed reads and a look at the semantic
+model (never a load of it). 503 ("unhealthy") when the database or the broker fails, with
+the failing parts listed in `failing`: this instance cannot serve. 200 otherwise — "degraded" when the watchdog sees a problem with the
 background work (a late periodic job, a stopped heartbeat, stalled pending work; listed in
 `problems`), since taking web processes out of a load balancer would not fix a worker;
 `manage.py doctor` exits non-zero for those. Errors are reported by type only: messages
@@ -133,6 +133,8 @@ def health_report() -> dict:
 
 
 def check_semantic() -> dict:
+    """The semantic channel as this process sees it. Never loads the model: a first load
+    takes seconds, and a load balancer's probe (or a test's first request) would pay it."""
     from memories.embeddings.embedders import embedder_status
 
     return embedder_status()

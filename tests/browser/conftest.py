@@ -1,20 +1,22 @@
-"""Real Chromium (Debian's /usr/bin/chromium) driven by Playwright against live_server.
+"""Real Chromium (chromium.py says where it is found) driven by Playwright against
+live_server.
 
-Playwright is imported inside the fixtures, so the main run (-m "not browser") only
-collects these modules and never starts a browser. Run them as their own pytest process
-(`python3 run.py test -m browser`): a sync Playwright session leaves an event loop behind
-that breaks later asyncio tests.
+Playwright is imported inside the fixtures, so a run without them (-m "not browser", or no
+Chromium: tests/conftest.py deselects them) only collects these modules and never starts a
+browser. A sync Playwright session leaves an event loop behind that breaks later asyncio
+tests, so tests/conftest.py runs them last, and CI runs them as their own pytest process
+(`python3 run.py test -m browser`).
 """
 
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = os.environ.get("CONTINUITY_CHROMIUM", "/usr/bin/chromium")
+from tests.browser.chromium import chromium_path, why_missing
+
 # Without the networking flags Chromium keeps calling home on a closed network.
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -26,10 +28,9 @@ PASSWORD = "correct horse battery"
 
 @pytest.fixture(scope="session")
 def chromium():
-    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
-        pytest.fail(
-            f"Chromium is missing at {CHROMIUM}: apt-get install -y chromium", pytrace=False
-        )
+    executable = chromium_path()
+    if executable is None:  # only when a test asks for it directly: collection deselects
+        pytest.fail(f"browser tests cannot run: {why_missing()}", pytrace=False)
     # live_server's ORM calls happen in the test thread while Playwright's loop runs there.
     previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
@@ -37,7 +38,7 @@ def chromium():
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+            executable_path=executable, args=CHROMIUM_ARGS, headless=True
         )
         yield browser
         browser.close()

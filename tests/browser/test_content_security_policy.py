@@ -9,8 +9,8 @@ from playwright.sync_api import expect
 
 from foundation.actors import Actor
 from memories.models import Memory
+from tests.factories import MemoryFactory
 
-from ..dashboard.conftest import remember
 from .conftest import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -36,8 +36,8 @@ def strict_page(chromium, live_server):
 def test_htmx_actions_and_search_work_under_the_policy(strict_page, owner, make_token):
     page = strict_page
     agent = Actor.agent(make_token("claude-code")[0])
-    inferred = remember(agent, "The release train leaves every second Tuesday.")
-    remember(Actor.owner(owner), "Always answer in British English.")
+    inferred = MemoryFactory(actor=agent, content="The release train leaves every second Tuesday.")
+    MemoryFactory(actor=Actor.owner(owner), content="Always answer in British English.")
 
     sign_in(page)
     page.goto("/review/")

@@ -8,8 +8,8 @@ import pytest
 
 from foundation.actors import Actor
 from memories.models import Memory
+from tests.factories import MemoryFactory
 
-from ..dashboard.conftest import remember
 from .conftest import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -34,15 +34,15 @@ def store(owner, make_token):
 
     me = Actor.owner(owner)
     agent = Actor.agent(make_token("claude-code")[0])
-    locked = remember(me, "Always answer in British English.")
+    locked = MemoryFactory(actor=me, content="Always answer in British English.")
     memory_lock(actor=me, memory_id=locked.pk)
-    editor = remember(me, "The preferred editor is Helix.", key="editor")
-    disputed = remember(agent, "The preferred editor is VS Code.", key="editor")
-    inferred = remember(
-        agent, "The api service deploys with Kubernetes.", kind="fact",
+    editor = MemoryFactory(actor=me, content="The preferred editor is Helix.", key="editor")
+    disputed = MemoryFactory(actor=agent, content="The preferred editor is VS Code.", key="editor")
+    inferred = MemoryFactory(
+        actor=agent, content="The api service deploys with Kubernetes.", kind="fact",
         scope_type="project", scope_key="github:ada/api", trust="inferred",
     )  # fmt: skip
-    old = remember(me, "Old habit: tabs for indentation.")
+    old = MemoryFactory(actor=me, content="Old habit: tabs for indentation.")
     memory_archive(actor=me, memory_id=old.pk)
     return {"editor": editor, "disputed": disputed, "inferred": inferred, "archived": old}
 

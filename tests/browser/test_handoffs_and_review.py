@@ -8,11 +8,10 @@ import pytest
 from foundation.actors import Actor
 from foundation.maintenance.runs import Deadline
 from handoff.models import HandoffCapsule
-from handoff.services import handoff_create
 from memories.compaction import propose_near_duplicates
 from memories.models import Memory, ReviewProposal
+from tests.factories import HandoffCapsuleFactory, MemoryFactory
 
-from ..dashboard.conftest import remember
 from .conftest import sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -20,9 +19,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 def test_expire_a_handoff_in_place(page, owner, make_token, shoot):
     agent = Actor.agent(make_token("claude-code")[0])
-    capsule = handoff_create(actor=agent, task_id="issue-7 仪表盘", summary="Tab done; 还差浏览器测试。",
-                             next_steps=["Write the browser test"])  # fmt: skip
-    handoff_create(actor=agent, task_id="issue-8", summary="Settings page next.")
+    capsule = HandoffCapsuleFactory(actor=agent, task_id="issue-7 仪表盘", summary="Tab done; 还差浏览器测试。",
+                                    next_steps=["Write the browser test"])  # fmt: skip
+    HandoffCapsuleFactory(actor=agent, task_id="issue-8", summary="Settings page next.")
     sign_in(page)
     page.get_by_role("navigation", name="Sections").get_by_role("link", name="Handoffs").click()
     assert page.locator("#count-handoffs").inner_text() == "2"
@@ -41,8 +40,10 @@ def test_expire_a_handoff_in_place(page, owner, make_token, shoot):
 def test_merge_a_near_duplicate_in_place(page, owner, make_token, shoot):
     agent = Actor.agent(make_token("claude-code")[0])
     project = {"scope_type": "project", "scope_key": "github:ada/api"}
-    kept = remember(agent, "Use pnpm for this repo", trust="inferred", **project)
-    other = remember(agent, "use pnpm in this repo please", trust="inferred", **project)
+    kept = MemoryFactory(actor=agent, content="Use pnpm for this repo", trust="inferred", **project)
+    other = MemoryFactory(
+        actor=agent, content="use pnpm in this repo please", trust="inferred", **project
+    )
     propose_near_duplicates(deadline=Deadline.after(60))
     proposal = ReviewProposal.objects.get()
     sign_in(page)

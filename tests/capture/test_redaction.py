@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from capture.redaction import redact
 from memories import gates
 from memories.identifiers import card_number_valid, luhn_valid, prc_id_check_char
-from tests.memories.test_gates import CAUGHT  # a realistic secret for every rule
+from tests.secrets_corpus import CAUGHT  # a realistic secret for every rule
 
 TEMPLATES = (
     "My card is {} thanks",

@@ -10,7 +10,7 @@ import pytest
 from injection.models import InjectionReceipt
 from tests.client.conftest import SHOP
 from tests.client.helpers import continuity, hook_log
-from tests.memories.helpers import remember
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,15 +27,15 @@ def test_the_prompt_hook_prints_the_memory_block_as_additional_context(
     server, home, shop_checkout, owner_actor, hook, agent
 ):
     url, token = server
-    ours = remember(
-        owner_actor,
-        "The shop deploys to 杭州 with Kubernetes.",
+    ours = MemoryFactory(
+        actor=owner_actor,
+        content="The shop deploys to 杭州 with Kubernetes.",
         scope_type="project",
         scope_key=SHOP,
-    ).id
-    remember(
-        owner_actor,
-        "The blog deploys with Kubernetes.",
+    )
+    MemoryFactory(
+        actor=owner_actor,
+        content="The blog deploys with Kubernetes.",
         scope_type="project",
         scope_key="github:acme/blog",
     )
@@ -54,7 +54,9 @@ def test_the_prompt_hook_prints_the_memory_block_as_additional_context(
     assert "The shop deploys to 杭州 with Kubernetes." in context and "blog" not in context
     receipt = InjectionReceipt.objects.get(reason="")
     assert (
-        receipt.project_key == SHOP and receipt.agent_name == agent and receipt.memory_ids == [ours]
+        receipt.project_key == SHOP
+        and receipt.agent_name == agent
+        and receipt.memory_ids == [str(ours.id)]
     )
 
 
@@ -62,7 +64,8 @@ def test_the_hook_reads_its_server_from_the_config_setup_wrote(
     server, home, shop_checkout, owner_actor
 ):
     url, token = server
-    remember(owner_actor, "The shop deploys with Kubernetes.", scope_type="project", scope_key=SHOP)
+    MemoryFactory(actor=owner_actor, content="The shop deploys with Kubernetes.",
+                  scope_type="project", scope_key=SHOP)  # fmt: skip
     assert continuity(home, "setup", "claude", "--url", url, "--token", token).returncode == 0
 
     run = continuity(
@@ -159,7 +162,9 @@ def test_chinese_prompts_and_memories_pass_whatever_the_locale(
     server, home, shop_checkout, owner_actor
 ):
     url, token = server
-    remember(owner_actor, "支付服务部署在杭州区域。", scope_type="project", scope_key=SHOP)
+    MemoryFactory(
+        actor=owner_actor, content="支付服务部署在杭州区域。", scope_type="project", scope_key=SHOP
+    )
 
     run = continuity(home, "hook", "claude-prompt", stdin=prompt_payload(shop_checkout, "支付服务部署在哪里？"),
                      CONTINUITY_URL=url, CONTINUITY_TOKEN=token, LC_ALL="C", PYTHONIOENCODING="ascii")  # fmt: skip

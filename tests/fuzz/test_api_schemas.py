@@ -9,26 +9,16 @@ operation, no shrinking, no example database.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis.checks import not_a_server_error
 
+from tests.fuzz.helpers import assert_enveloped
+
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 EXAMPLES_PER_OPERATION = 30
-
-
-def assert_enveloped(response) -> None:
-    if response.status_code < 400:
-        return
-    body = json.loads(response.content)
-    assert set(body) == {"error"}, body
-    assert set(body["error"]) == {"code", "message", "details"}, body
-    assert body["error"]["code"].isupper() and body["error"]["message"], body
-    assert isinstance(body["error"]["details"], list), body
 
 
 def fuzz(schema_url: str, base_url: str, headers: dict, failures: list) -> dict[str, set[int]]:

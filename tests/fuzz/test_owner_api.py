@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 
 from continuity import owner_urls
 from foundation.actors import Actor
-from memories.services import memory_remember
-from tests.fuzz.test_api_schemas import assert_enveloped
+from tests.factories import MemoryFactory
+from tests.fuzz.helpers import assert_enveloped
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
@@ -69,13 +69,9 @@ ROUTES = routes()
 @pytest.fixture
 def signed_in(owner, other_owner):
     me = Actor.owner(owner)
-    ids = [
-        memory_remember(actor=me, content=f"Fuzz target {index}: use uv", kind="fact").id
-        for index in range(3)
-    ]
-    ids.append(
-        memory_remember(actor=Actor.owner(other_owner), content="Bob's memory", kind="fact").id
-    )
+    memories = MemoryFactory.create_batch(3, actor=me, kind="fact")
+    memories.append(MemoryFactory(actor=Actor.owner(other_owner), content="Bob's memory"))
+    ids = [str(memory.id) for memory in memories]
     client = Client()
     client.force_login(owner)
     return client, ids
