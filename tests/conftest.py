@@ -1,4 +1,4 @@
-"""Shared fixtures: the owner, a second owner, agent tokens and actors.
+"""Shared fixtures: the owner, a second owner, agent tokens and actors, the MCP client.
 
 The test database follows the environment: SQLite by default (a file, so threads and
 subprocesses share it), PostgreSQL when DATABASE_URL points at one (the team profile).
@@ -13,6 +13,7 @@ from hypothesis import settings as hypothesis_settings
 
 from accounts.tokens import token_create
 from foundation.actors import Actor
+from tests.mcp.helpers import InMemoryMCP
 from tests.workers.instance import instance  # noqa: F401 - a fixture for every directory
 
 ALL_AGENT_SCOPES = ["memories:read", "memories:write", "capture:write", "handoff"]
@@ -80,3 +81,17 @@ def agent_actor(make_token) -> Actor:
 def other_agent_actor(make_token) -> Actor:
     token, _ = make_token("codex")
     return Actor.agent(token)
+
+
+@pytest.fixture
+def mcp_as(make_token):
+    """`mcp_as(agent_name, scopes=..., allowed_projects=...)` or `mcp_as(raw=secret)`: the
+    MCP SDK's client connected in memory to the server, acting with that token. Tool calls
+    run in worker threads, so tests using it need `django_db(transaction=True)`."""
+
+    def make(agent_name="claude-code", *, raw: str | None = None, **token_options) -> InMemoryMCP:
+        if raw is None:
+            _, raw = make_token(agent_name, **token_options)
+        return InMemoryMCP(raw)
+
+    return make
