@@ -8,19 +8,15 @@ OpenAPI at /api/v1/openapi.json, interactive docs at /api/v1/docs.
 
 from __future__ import annotations
 
-import inspect
-
 from django.conf import settings
 from django.http import HttpRequest
 from ninja import NinjaAPI, Schema
 
 from accounts.auth import AgentTokenAuth
-from accounts.ratelimit import rate_limit_per_minute
+from continuity.capabilities import capabilities as capabilities_for
 from foundation.ninja_door import READ_ERRORS, install_error_handlers, refuse_unknown_parameters
-from memories import retrieval
 from memories.api import router as memories_router
-from memories.gates import MAX_CONTENT_CHARS
-from memories.selectors import HISTORY_MAX_LIMIT
+from memories.api.schemas import Timestamp
 
 api = NinjaAPI(
     title="Continuity agent API",
@@ -41,15 +37,6 @@ api.add_router("/", "injection.api.router")
 api.add_router("/", "capture.api.router")
 
 
-def _default(function, argument: str):
-    return inspect.signature(function).parameters[argument].default
-
-
-# The defaults live in the retrieval functions' signatures; read them there.
-CONTEXT_DEFAULT_BUDGET = _default(retrieval.context_pack, "token_budget")
-BOOTSTRAP_DEFAULT_BUDGET = _default(retrieval.bootstrap, "token_budget")
-
-
 class TokenBudgetLimits(Schema):
     min: int
     max: int
@@ -63,15 +50,22 @@ class LimitsOut(Schema):
     recall_default_limit: int
     history_max_limit: int
     token_budget: TokenBudgetLimits
+    context_max_memories: int
+    checkpoint_max_memories: int
+    max_tags: int
+    max_retrieval_hints: int
     rate_limit_per_minute: int
 
 
 class CapabilitiesOut(Schema):
+    """`continuity.capabilities.capabilities()`, which memory_capabilities returns too."""
+
     profile: str
     version: str
     agent_name: str
     scopes: list[str]
     allowed_projects: list[str]
+    expires_at: Timestamp
     channels: list[str]
     limits: LimitsOut
 
@@ -84,27 +78,7 @@ class CapabilitiesOut(Schema):
 )
 def capabilities(request: HttpRequest):
     """The profile, version and retrieval channels of this server, the limits every call is
-    held to, and what the calling token may do. Needs no scope; call it once per session."""
+    held to, and what the calling token may do and until when. Needs no scope; call it once
+    per session. The memory_capabilities tool answers the same."""
     refuse_unknown_parameters(request, ())
-    token = request.actor.token
-    return {
-        "profile": settings.CONTINUITY_PROFILE,
-        "version": settings.VERSION,
-        "agent_name": token.agent_name,
-        "scopes": sorted(token.scopes),
-        "allowed_projects": list(token.allowed_projects),
-        "channels": retrieval.available_channels(),
-        "limits": {
-            "max_content_chars": MAX_CONTENT_CHARS,
-            "recall_max_limit": retrieval.MAX_LIMIT,
-            "recall_default_limit": retrieval.DEFAULT_LIMIT,
-            "history_max_limit": HISTORY_MAX_LIMIT,
-            "token_budget": {
-                "min": retrieval.MIN_TOKEN_BUDGET,
-                "max": retrieval.MAX_TOKEN_BUDGET,
-                "context_default": CONTEXT_DEFAULT_BUDGET,
-                "bootstrap_default": BOOTSTRAP_DEFAULT_BUDGET,
-            },
-            "rate_limit_per_minute": rate_limit_per_minute(),
-        },
-    }
+    return capabilities_for(request.actor)

@@ -319,7 +319,6 @@ CELERY_TASK_ROUTES = {
 # --- end Semantic recall ----------------------------------------------------------------------
 
 # Memory rules that operators may tune.
-CONTINUITY_MAX_CONTENT_CHARS = 4000
 CONTINUITY_TOKEN_DEFAULT_DAYS = int(os.environ.get("CONTINUITY_TOKEN_DEFAULT_DAYS", "90"))
 CONTINUITY_HANDOFF_DEFAULT_DAYS = int(os.environ.get("CONTINUITY_HANDOFF_DEFAULT_DAYS", "14"))
 # Extractors that turn captured conversation into inbox candidates: comma-separated names

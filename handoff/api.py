@@ -18,22 +18,23 @@ from ninja.responses import Status as Reply
 from pydantic import ConfigDict
 
 from foundation.ninja_door import WRITE_ERRORS
-from handoff import services
-from handoff.models import MAX_SUMMARY_CHARS, TaskStatus
-from handoff.selectors import capsule_data
+from handoff import contract, services
+from handoff.models import TaskStatus
+from handoff.shapes import capsule_shape
+from memories.api.schemas import Timestamp
 
 router = Router(tags=["handoffs"])
 
 TaskId = Annotated[
-    str, Field(min_length=1, max_length=services.MAX_TASK_ID_CHARS, description="The task's id.")
+    str, Field(min_length=1, max_length=contract.MAX_TASK_ID_CHARS, description="The task's id.")
 ]
 
 
-def _items(description: str, max_chars: int = services.MAX_ITEM_CHARS):
+def _items(description: str, max_chars: int = contract.MAX_ITEM_CHARS):
     return Field(
         None,
-        max_length=services.MAX_ITEMS,
-        description=f"{description} At most {services.MAX_ITEMS} items of {max_chars:,} characters.",
+        max_length=contract.MAX_ITEMS,
+        description=contract.items_text(description, max_chars),
     )
 
 
@@ -44,20 +45,16 @@ class HandoffIn(Schema):
     summary: str = Field(
         ...,
         description="Where the task stands, readable by an agent that saw nothing of it.",
-        json_schema_extra={"maxLength": MAX_SUMMARY_CHARS},
+        json_schema_extra={"maxLength": contract.MAX_SUMMARY_CHARS},
     )
-    status: TaskStatus | None = Field(None, description="Default in_progress.")
+    status: TaskStatus | None = Field(None, description=contract.STATUS)
     decisions: list[str] | None = _items("Decisions taken and why.")
     next_steps: list[str] | None = _items("What to do next, in order.")
     artifacts: list[str] | None = _items(
-        "Files, branches, commits, URLs the work produced.", services.MAX_ARTIFACT_CHARS
+        "Files, branches, commits, URLs the work produced.", contract.MAX_ARTIFACT_CHARS
     )
     blockers: list[str] | None = _items("What stands in the way.")
-    expires_at: datetime | None = Field(
-        None,
-        description="When the capsule stops being resumable; default "
-        f"CONTINUITY_HANDOFF_DEFAULT_DAYS (14) days, at most {services.MAX_EXPIRY_DAYS}.",
-    )
+    expires_at: datetime | None = Field(None, description=contract.EXPIRES_AT)
 
 
 class ResumeIn(Schema):
@@ -67,6 +64,8 @@ class ResumeIn(Schema):
 
 
 class HandoffOut(Schema):
+    """A capsule as `handoff.shapes.capsule_shape(capsule, "agent")` shapes it."""
+
     id: UUID
     task_id: str
     summary: str
@@ -76,9 +75,9 @@ class HandoffOut(Schema):
     artifacts: list[str]
     blockers: list[str]
     from_agent: str | None
-    created_at: datetime
-    expires_at: datetime
-    resumed_at: datetime | None
+    created_at: Timestamp
+    expires_at: Timestamp
+    resumed_at: Timestamp | None
     resumed_by: str | None
     resume_count: int
     state: str
@@ -95,7 +94,8 @@ def create(request: HttpRequest, payload: HandoffIn):
     """Leave a capsule for the next agent on this task. Each call adds a capsule; the newest
     unexpired one is what a resume returns."""
     fields = payload.model_dump(exclude_none=True)
-    return Reply(201, capsule_data(services.handoff_create(actor=request.actor, **fields)))
+    capsule = services.handoff_create(actor=request.actor, **fields)
+    return Reply(201, capsule_shape(capsule, "agent"))
 
 
 @router.post("/handoffs/resume", response={200: ResumeOut, **WRITE_ERRORS}, summary="Resume a task")
@@ -103,4 +103,4 @@ def resume(request: HttpRequest, payload: ResumeIn):
     """The newest unexpired capsule of exactly this task (never another task's), marked as
     resumed by the calling agent; `handoff` is null when there is none."""
     capsule = services.handoff_resume(actor=request.actor, task_id=payload.task_id)
-    return {"handoff": capsule_data(capsule) if capsule else None}
+    return {"handoff": capsule_shape(capsule, "agent") if capsule else None}

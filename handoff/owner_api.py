@@ -20,8 +20,9 @@ from foundation.drf_door import (
     reject_unknown_params,
 )
 from foundation.errors import not_found, validation_error
-from handoff.selectors import capsule_data, handoffs_for_owner
+from handoff.selectors import handoffs_for_owner
 from handoff.services import handoff_expire
+from handoff.shapes import capsule_shape
 
 STATES = ("open", "resumed", "expired")
 
@@ -41,7 +42,7 @@ class HandoffViewSet(OwnerViewSet):
             owner=request.user, task_id=request.query_params.get("task_id") or None, state=state
         )
         page = self.paginate_queryset(capsules)
-        return self.get_paginated_response([capsule_data(capsule) for capsule in page])
+        return self.get_paginated_response([capsule_shape(capsule, "owner") for capsule in page])
 
     def retrieve(self, request, pk=None):
         try:
@@ -51,10 +52,10 @@ class HandoffViewSet(OwnerViewSet):
         capsule = handoffs_for_owner(owner=request.user).filter(pk=capsule_id).first()
         if capsule is None:
             raise not_found("handoff")
-        return Response(capsule_data(capsule))
+        return Response(capsule_shape(capsule, "owner"))
 
     @action(detail=True, methods=["post"])
     def expire(self, request, pk=None):
         """Expire now, so no agent resumes it again; idempotent."""
         self.parse()
-        return Response(capsule_data(handoff_expire(actor=self.actor, capsule_id=pk)))
+        return Response(capsule_shape(handoff_expire(actor=self.actor, capsule_id=pk), "owner"))

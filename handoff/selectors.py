@@ -1,4 +1,4 @@
-"""Handoff reads: which capsule a resume returns, and the owner's list."""
+"""Handoff reads: which capsule a resume returns, and the owner's list (shapes: handoff.shapes)."""
 
 from __future__ import annotations
 
@@ -36,28 +36,3 @@ def handoffs_for_owner(
     elif state == "resumed":
         capsules = capsules.filter(expires_at__gt=now, resumed_at__isnull=False)
     return capsules.order_by("-created_at", "-id")
-
-
-def capsule_data(capsule: HandoffCapsule) -> dict:
-    """A capsule as every door shows it (JSON-ready)."""
-
-    def when(value):
-        return value.isoformat() if value else None
-
-    return {
-        "id": str(capsule.pk),
-        "task_id": capsule.task_id,
-        "summary": capsule.summary,
-        "status": capsule.status,
-        "decisions": list(capsule.decisions),
-        "next_steps": list(capsule.next_steps),
-        "artifacts": list(capsule.artifacts),
-        "blockers": list(capsule.blockers),
-        "from_agent": capsule.from_agent or None,
-        "created_at": when(capsule.created_at),
-        "expires_at": when(capsule.expires_at),
-        "resumed_at": when(capsule.resumed_at),
-        "resumed_by": capsule.resumed_by or None,
-        "resume_count": capsule.resume_count,
-        "state": capsule.state,
-    }

@@ -8,33 +8,32 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from foundation.actors import Actor
 from foundation.errors import not_found, validation_error
-from handoff.models import MAX_SUMMARY_CHARS, HandoffCapsule, TaskStatus
+from handoff.contract import (
+    MAX_ARTIFACT_CHARS,
+    MAX_EXPIRY_DAYS,
+    MAX_ITEM_CHARS,
+    MAX_ITEMS,
+    MAX_SUMMARY_CHARS,
+    MAX_TASK_ID_CHARS,
+    SCOPE,
+    default_expiry_days,
+)
+from handoff.models import HandoffCapsule, TaskStatus
 from handoff.selectors import newest_open_capsule
 from memories import gates
 from memories.services import validation as check
 
-SCOPE = "handoff"
-MAX_TASK_ID_CHARS = 300
-MAX_ITEMS = 50
-MAX_ITEM_CHARS = 1000
-MAX_ARTIFACT_CHARS = 2000
 LIST_FIELDS = {
     "decisions": MAX_ITEM_CHARS,
     "next_steps": MAX_ITEM_CHARS,
     "artifacts": MAX_ARTIFACT_CHARS,
     "blockers": MAX_ITEM_CHARS,
 }
-MAX_EXPIRY_DAYS = 90
-
-
-def default_expiry_days() -> int:
-    return settings.CONTINUITY_HANDOFF_DEFAULT_DAYS
 
 
 def task_id_value(value) -> str:

@@ -21,8 +21,7 @@ from dataclasses import dataclass
 
 from foundation.errors import ErrorCode, ServiceError, validation_error
 from memories.identifiers import card_number_valid, card_shaped, prc_id_valid
-
-MAX_CONTENT_CHARS = 4000
+from memories.models.choices import MAX_CONTENT_CHARS  # the data model's bound (DESIGN §3)
 
 
 @dataclass(frozen=True)

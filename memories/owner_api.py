@@ -33,11 +33,11 @@ from foundation.drf_door import (
     reject_unknown_params,
 )
 from foundation.errors import not_found, validation_error
+from memories.contract import HISTORY_DEFAULT_LIMIT
 from memories.models import (
     ConfidenceBasis,
     Kind,
     Memory,
-    MemoryEvent,
     MemoryLink,
     MemoryType,
     Relation,
@@ -46,7 +46,6 @@ from memories.models import (
     Trust,
     Visibility,
 )
-from memories.presenters import memory_shape
 from memories.selectors import (
     HISTORY_MAX_LIMIT,
     TEXT_FILTERS,
@@ -68,6 +67,7 @@ from memories.services import (
     memory_restore,
     memory_unlock,
 )
+from memories.shapes import event_shape, link_shape, memory_shape
 
 MAX_LINKS_SHOWN = 100
 ENUM_FILTERS = {
@@ -84,50 +84,6 @@ WRITING_ACTIONS = {"created", "replaced", "merged", "disputed"}
 # --- output --------------------------------------------------------------------------------
 
 
-def _id(value) -> str | None:
-    return str(value) if value else None
-
-
-def memory_data(memory: Memory) -> dict:
-    """The agent-facing shape plus what only the owner sees (token, usage, verification)."""
-    return {
-        **memory_shape(memory),
-        "created_by_token": memory.created_by_token_id,
-        "confidence_basis": memory.confidence_basis,
-        "access_count": memory.access_count,
-        "last_accessed_at": memory.last_accessed_at,
-        "verified_at": memory.verified_at,
-        "created_at": memory.created_at,
-        "updated_at": memory.updated_at,
-    }
-
-
-def link_data(link: MemoryLink) -> dict:
-    return {
-        "id": link.pk,
-        "relation": link.relation,
-        "from_id": str(link.from_memory_id),
-        "to_id": _id(link.to_memory_id),
-        "uri": link.uri,
-        "created_by_agent": link.created_by_agent,
-        "created_at": link.created_at,
-    }
-
-
-def event_data(event: MemoryEvent) -> dict:
-    return {
-        "id": event.pk,
-        "memory_id": str(event.memory_id),
-        "event_type": event.event_type,
-        "version": event.version,
-        "actor": event.actor_label,
-        "patch": event.patch,
-        "result": event.result,
-        "reason": event.reason,
-        "created_at": event.created_at,
-    }
-
-
 def memory_detail(memory: Memory) -> dict:
     """A memory with its links (both directions) and its version chain."""
     links = list(
@@ -137,11 +93,11 @@ def memory_detail(memory: Memory) -> dict:
     )
     newer = Memory.objects.filter(owner_id=memory.owner_id, supersedes=memory).order_by("-version")
     return {
-        **memory_data(memory),
+        **memory_shape(memory, "owner"),
         # This memory and every earlier version it supersedes, newest first.
         "version_chain": [str(pk) for pk in version_chain_ids(memory)],
         "superseded_by": [str(pk) for pk in newer.values_list("pk", flat=True)],
-        "links": [link_data(link) for link in links[:MAX_LINKS_SHOWN]],
+        "links": [link_shape(link, "owner") for link in links[:MAX_LINKS_SHOWN]],
         "links_truncated": len(links) > MAX_LINKS_SHOWN,
     }
 
@@ -266,7 +222,7 @@ class MemoryViewSet(OwnerViewSet):
         visibility (repeat or comma-separate values), scope_key, project, source_agent, key,
         q (substring of the content); paged with limit (≤ 100) and cursor."""
         page = self.paginate_queryset(_filtered(request, self.actor))
-        return self.get_paginated_response([memory_data(memory) for memory in page])
+        return self.get_paginated_response([memory_shape(memory, "owner") for memory in page])
 
     def create(self, request):
         """The owner's own write: trusted as confirmed unless `trust` says otherwise."""
@@ -316,13 +272,13 @@ class MemoryViewSet(OwnerViewSet):
     def link(self, request, pk=None):
         fields = self.parse()
         link = memory_link(actor=self.actor, from_id=_memory_id(pk), **fields)
-        return Response(link_data(link))
+        return Response(link_shape(link, "owner"))
 
     @action(detail=True, methods=["get"])
     def history(self, request, pk=None):
         """Events of this memory and its earlier versions, newest first."""
         reject_unknown_params(request, {"limit", "cursor"})
-        raw_limit = request.query_params.get("limit", "50")
+        raw_limit = request.query_params.get("limit", str(HISTORY_DEFAULT_LIMIT))
         if not (raw_limit.isascii() and raw_limit.isdigit()):
             raise validation_error(
                 f"limit must be between 1 and {HISTORY_MAX_LIMIT}.", field="limit"
@@ -333,7 +289,7 @@ class MemoryViewSet(OwnerViewSet):
             limit=int(raw_limit),
             cursor=request.query_params.get("cursor") or None,
         )
-        events = [event_data(event) for event in page.events]
+        events = [event_shape(event, "owner") for event in page.events]
         return Response({"events": events, "next_cursor": page.next_cursor})
 
     def destroy(self, request, pk=None):

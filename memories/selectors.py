@@ -18,6 +18,7 @@ from django.db.models import Q, QuerySet
 
 from foundation.actors import Actor
 from foundation.errors import not_found, validation_error
+from memories import contract
 from memories.models import (
     LIVE_STATUSES,
     OWNER_TRUSTS,
@@ -29,7 +30,7 @@ from memories.models import (
     Visibility,
 )
 
-HISTORY_MAX_LIMIT = 100
+HISTORY_MAX_LIMIT = contract.HISTORY_MAX_LIMIT
 SIMILARITY_CANDIDATES = 200
 MAX_FILTER_CHARS = 300
 
@@ -169,7 +170,11 @@ def _decode_cursor(cursor: str, memory_id: UUID) -> int:
 
 
 def memory_history(
-    *, actor: Actor, memory_id, limit: int = 50, cursor: str | None = None
+    *,
+    actor: Actor,
+    memory_id,
+    limit: int = contract.HISTORY_DEFAULT_LIMIT,
+    cursor: str | None = None,
 ) -> HistoryPage:
     """Events of a memory and of its earlier versions, newest first, paginated."""
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= HISTORY_MAX_LIMIT:

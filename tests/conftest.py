@@ -1,6 +1,6 @@
 """Shared fixtures (the owner, a second owner, agent tokens and actors, built with
-tests/factories.py) and collection rules (the other profile's tests and, without
-Chromium, the browser tests are deselected openly).
+tests/factories.py; the in-memory MCP client) and collection rules (the other profile's
+tests and, without Chromium, the browser tests are deselected openly).
 
 The test database follows the environment: SQLite by default (a file, so threads and
 subprocesses share it), PostgreSQL when DATABASE_URL points at one (the team profile).
@@ -16,6 +16,7 @@ from hypothesis import settings as hypothesis_settings
 from foundation.actors import Actor
 from tests.browser.chromium import browser_required, chromium_path, why_missing
 from tests.factories import AGENT_SCOPES, TokenFactory, UserFactory
+from tests.mcp.helpers import InMemoryMCP
 from tests.workers.instance import instance  # noqa: F401 - a fixture for every directory
 
 # Property and fuzz tests draw the same examples on every run, so a suite run is
@@ -122,3 +123,17 @@ def agent_actor(make_token) -> Actor:
 def other_agent_actor(make_token) -> Actor:
     token, _ = make_token("codex")
     return Actor.agent(token)
+
+
+@pytest.fixture
+def mcp_as(make_token):
+    """`mcp_as(agent_name, scopes=..., allowed_projects=...)` or `mcp_as(raw=secret)`: the
+    MCP SDK's client connected in memory to the server, acting with that token. Tool calls
+    run in worker threads, so tests using it need `django_db(transaction=True)`."""
+
+    def make(agent_name="claude-code", *, raw: str | None = None, **token_options) -> InMemoryMCP:
+        if raw is None:
+            _, raw = make_token(agent_name, **token_options)
+        return InMemoryMCP(raw)
+
+    return make

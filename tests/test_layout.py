@@ -108,7 +108,9 @@ def test_no_import_cycle_between_modules_of_one_package():
     assert cycles == [], "import loops:\n" + "\n".join(" -> ".join(cycle) for cycle in cycles)
 
 
-@pytest.mark.xfail(strict=True, reason="continuity/mcp/tools.py is still one module")
+@pytest.mark.xfail(
+    strict=True, reason="continuity/settings.py and capture/services/ingest.py are over 400 lines"
+)
 def test_no_module_is_over_the_size_limit():
     oversized = []
     for package in PACKAGES:

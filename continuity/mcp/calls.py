@@ -1,6 +1,7 @@
 """Running one tool call: who is calling, the database work, and the result or error.
 
-Every tool body is a function of the calling `Actor` that returns a JSON object. It runs in
+Every tool body is a function of the calling `Actor` and its arguments that returns a JSON
+object (the apps' `mcp_tools`); `as_tool` makes the SDK tool of it. It runs in
 a worker thread (the ORM is synchronous) between two `close_old_connections()` calls, as
 Django does around a request, so worker threads never keep stale or leaked connections.
 The caller is authenticated again on every call from the token presented with it, so an
@@ -9,9 +10,11 @@ expired or revoked token stops working at once.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
 
@@ -93,3 +96,24 @@ async def invoke(work: Callable[[Actor], dict]) -> CallToolResult:
             ServiceError(ErrorCode.INTERNAL_ERROR, "Continuity failed to complete this call.")
         )
     return ok_result(data)
+
+
+def as_tool(body: Callable[..., dict]) -> Callable[..., Awaitable[CallToolResult]]:
+    """The SDK tool for `body(actor, **arguments) -> dict`: the same name, docstring and
+    typed arguments, without `actor`, which comes from the calling token. The SDK builds the
+    tool's input schema from this signature, so it is the body's own, less the actor."""
+    signature = inspect.signature(body, eval_str=True)
+    actor, *arguments = signature.parameters.values()
+    if actor.name != "actor":
+        raise TypeError(f"{body.__qualname__} must take the calling actor first")
+
+    @functools.wraps(body)
+    async def tool(**given):
+        return await invoke(lambda caller: body(caller, **given))
+
+    tool.__signature__ = signature.replace(parameters=arguments, return_annotation=CallToolResult)
+    tool.__annotations__ = {
+        **{argument.name: argument.annotation for argument in arguments},
+        "return": CallToolResult,
+    }
+    return tool

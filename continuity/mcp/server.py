@@ -1,4 +1,5 @@
-"""The MCP server: tool registration, bearer-token auth, errors in the envelope, transports.
+"""The MCP server: tool registration (the tools are the apps': continuity/mcp/tools.py lists
+them), bearer-token auth, errors in the envelope, transports.
 
 Two doors share one server definition: Streamable HTTP at /mcp (stateless, JSON responses,
 mounted beside Django by continuity/asgi.py) and stdio (`manage.py mcp_stdio`, with the
@@ -22,7 +23,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import CallToolResult
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
@@ -30,8 +31,8 @@ from starlette.responses import JSONResponse
 from accounts.auth import actor_from_authorization
 from accounts.models import PersonalAccessToken
 from accounts.tokens import hash_token
-from continuity.mcp import handoff_tools, tools
-from continuity.mcp.calls import Caller, current_caller, error_result
+from continuity.mcp.calls import Caller, as_tool, current_caller, error_result
+from continuity.mcp.tools import TOOLS
 from foundation.errors import ErrorCode, ServiceError, unavailable_error
 
 MCP_PATH = "/mcp"
@@ -43,47 +44,6 @@ once when a session starts. Before answering anything that depends on the user's
 their project's conventions or earlier decisions, call memory_recall. Save durable \
 preferences, decisions and lessons with memory_remember (never secrets or chatter), and \
 checkpoint at milestones. The user reviews everything agents write."""
-
-READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-
-# name -> (title, annotations)
-TOOLS = {
-    tools.memory_bootstrap: ("Load session memory", READ_ONLY),
-    tools.memory_recall: ("Recall memories", READ_ONLY),
-    tools.memory_remember: (
-        "Remember a statement",
-        ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
-                        open_world_hint=False),
-    ),
-    tools.memory_checkpoint: (
-        "Save a checkpoint",
-        ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
-                        open_world_hint=False),
-    ),
-    tools.memory_link: (
-        "Link memories",
-        ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
-                        open_world_hint=False),
-    ),
-    tools.memory_forget: (
-        "Forget a wrong or obsolete memory",
-        ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
-                        open_world_hint=False),
-    ),
-    tools.memory_history: ("Memory history", READ_ONLY),
-    tools.memory_context: ("Build a context block", READ_ONLY),
-    tools.memory_capabilities: ("Server capabilities and your access", READ_ONLY),
-    handoff_tools.memory_handoff_create: (
-        "Hand a task over",
-        ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
-                        open_world_hint=False),
-    ),
-    handoff_tools.memory_handoff_resume: (
-        "Resume a handed-over task",
-        ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
-                        open_world_hint=False),
-    ),
-}  # fmt: skip
 
 
 def _validation_failure(error: ValidationError) -> ServiceError:
@@ -117,9 +77,12 @@ class ContinuityMCP(MCPServer):
 
     def __init__(self, *, token: str | None = None, **kwargs: Any):
         registered = []
-        for fn, (title, hints) in TOOLS.items():
+        for body, (title, hints) in TOOLS.items():
             tool = Tool.from_function(
-                fn, title=title, description=inspect.cleandoc(fn.__doc__), annotations=hints
+                as_tool(body),
+                title=title,
+                description=inspect.cleandoc(body.__doc__),
+                annotations=hints,
             )
             # Unknown arguments are refused (below), and the schema says so.
             tool.parameters["additionalProperties"] = False

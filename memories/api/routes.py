@@ -2,7 +2,8 @@
 context, bootstrap and multi-step query (DESIGN §5; argument names are the MCP tools').
 
 Each handler parses, calls one service or selector with the token's Actor (`request.actor`),
-and shapes the answer; every rule is the service's. Services raise ServiceError, which
+and shapes the answer with `memories.shapes` for the agent audience, as the MCP tools do;
+every rule is the service's. Services raise ServiceError, which
 `foundation.ninja_door` renders in the error envelope.
 """
 
@@ -38,6 +39,7 @@ from memories.api.schemas import (
     RememberOut,
 )
 from memories.selectors import memory_get, memory_history
+from memories.shapes import event_shape, link_shape, memory_shape
 
 router = Router(tags=["memories"])
 
@@ -71,7 +73,7 @@ def remember(request: HttpRequest, payload: RememberIn):
     summary="Save progress: a summary and what was learned",
 )
 def checkpoint(request: HttpRequest, payload: CheckpointIn):
-    """One summary of progress plus up to 20 durable memories, all or nothing."""
+    """One summary of progress plus durable memories learned along the way, all or nothing."""
     return Reply(201, services.memory_checkpoint(actor=request.actor, **_given(payload)))
 
 
@@ -81,7 +83,8 @@ def checkpoint(request: HttpRequest, payload: CheckpointIn):
 def forget(request: HttpRequest, id: UUID, payload: ForgetIn | None = None):
     """Archive the memory, or supersede it when `superseded_by` names its replacement.
     Nothing is deleted: only the owner deletes. The body may be left out."""
-    return services.memory_forget(actor=request.actor, memory_id=id, **_given(payload))
+    memory = services.memory_forget(actor=request.actor, memory_id=id, **_given(payload))
+    return memory_shape(memory, "agent")
 
 
 @router.post(
@@ -90,7 +93,8 @@ def forget(request: HttpRequest, id: UUID, payload: ForgetIn | None = None):
 def link(request: HttpRequest, id: UUID, payload: LinkIn):
     """Link this memory to another memory (`to_id`) or to a resource (`uri`). The same link
     twice is one link."""
-    return services.memory_link(actor=request.actor, from_id=id, **_given(payload))
+    link = services.memory_link(actor=request.actor, from_id=id, **_given(payload))
+    return link_shape(link, "agent")
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -99,7 +103,7 @@ def link(request: HttpRequest, id: UUID, payload: LinkIn):
 @router.get("/memories/{id}", response={200: MemoryOut, **READ_ERRORS}, summary="One memory")
 def get(request: HttpRequest, id: UUID):
     refuse_unknown_parameters(request, ())
-    return memory_get(actor=request.actor, memory_id=id)
+    return memory_shape(memory_get(actor=request.actor, memory_id=id), "agent")
 
 
 @router.get(
@@ -113,7 +117,8 @@ def history(request: HttpRequest, id: UUID, params: Query[HistoryParams]):
     page = memory_history(
         actor=request.actor, memory_id=id, limit=params.limit, cursor=params.cursor
     )
-    return {"events": page.events, "next_cursor": page.next_cursor}
+    events = [event_shape(event, "agent") for event in page.events]
+    return {"events": events, "next_cursor": page.next_cursor}
 
 
 @router.get("/recall", response={200: RecallOut, **READ_ERRORS}, summary="Recall memories")

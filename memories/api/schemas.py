@@ -1,21 +1,22 @@
 """Request and response schemas of the memory routes (`<Entity>In` / `<Entity>Out`).
 
 Field names are the MCP tools' argument names (DESIGN §5). Schemas carry types, enums and
-bounds, so the OpenAPI document tells an agent what is allowed; the bounds are the
-services' own constants, and everything else (scopes, trust, projects, secrets, lengths
-after trimming) is left to the services, which are the authority.
+bounds, so the OpenAPI document tells an agent what is allowed; bounds, defaults and the
+descriptions quoting them come from `memories.contract`, and everything else (scopes,
+trust, projects, secrets, lengths after trimming) is left to the services, which are the
+authority. The `Out` schemas of a memory, an event and a link declare exactly the fields of
+`memories.shapes` for the `agent` audience, which the routes feed them.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Literal
 from uuid import UUID
 
 from ninja import Field, Schema
 from pydantic import ConfigDict, StrictBool, StrictFloat, StrictInt
 
-from memories.gates import MAX_CONTENT_CHARS
+from memories import contract
 from memories.models import (
     ConfidenceBasis,
     Kind,
@@ -26,11 +27,6 @@ from memories.models import (
     Trust,
     Visibility,
 )
-from memories.retrieval import MAX_LIMIT, MAX_TOKEN_BUDGET, MIN_TOKEN_BUDGET, PURPOSES
-from memories.retrieval.context import MAX_CONTEXT_MEMORIES
-from memories.retrieval.query import MAX_STEPS, MAX_TIMEOUT_MS
-from memories.selectors import HISTORY_MAX_LIMIT
-from memories.services.checkpoint import MAX_ATOMS
 
 
 class StrictIn(Schema):
@@ -40,14 +36,17 @@ class StrictIn(Schema):
     model_config = ConfigDict(extra="forbid")
 
 
+# Times leave as the shapes write them (ISO 8601 with the offset, to the microsecond), so both
+# agent doors send the same string for the same instant.
+Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 Content = Annotated[
     str,
     Field(
-        description="One stable statement, at most 4,000 characters once trimmed.",
-        json_schema_extra={"maxLength": MAX_CONTENT_CHARS},
+        description=contract.CONTENT,
+        json_schema_extra={"maxLength": contract.MAX_CONTENT_CHARS},
     ),
 ]
-Budget = Annotated[StrictInt, Field(ge=MIN_TOKEN_BUDGET, le=MAX_TOKEN_BUDGET)]
+Budget = Annotated[StrictInt, Field(ge=contract.MIN_TOKEN_BUDGET, le=contract.MAX_TOKEN_BUDGET)]
 
 
 # --- writing -------------------------------------------------------------------------------
@@ -139,8 +138,8 @@ class CheckpointIn(StrictIn):
     summary: Content
     memories: list[MemoryFieldsIn] | None = Field(
         None,
-        max_length=MAX_ATOMS,
-        description="Durable facts learned; each linked derived_from the summary.",
+        max_length=contract.CHECKPOINT_MAX_MEMORIES,
+        description=contract.CHECKPOINT_MEMORIES,
     )
     project_key: str | None = None
     task_id: str | None = None
@@ -164,12 +163,12 @@ class LinkIn(StrictIn):
 
 class LinkOut(Schema):
     id: int
-    from_id: UUID = Field(..., alias="from_memory_id")
-    to_id: UUID | None = Field(None, alias="to_memory_id")
-    uri: str
+    from_id: UUID
+    to_id: UUID | None = Field(..., description="The memory linked to; null for a resource.")
+    uri: str | None = Field(..., description="The resource linked to; null for a memory.")
     relation: Relation
-    created_by_agent: str
-    created_at: datetime
+    created_by_agent: str | None = Field(..., description="null when the owner linked it.")
+    created_at: Timestamp
 
 
 # --- reading one memory --------------------------------------------------------------------
@@ -190,20 +189,22 @@ class MemoryOut(Schema):
     origin: str
     source_agent: str
     confidence: float | None
-    confidence_basis: str
+    confidence_basis: ConfidenceBasis | None
     version: int
-    supersedes: UUID | None = Field(None, alias="supersedes_id")
+    supersedes: UUID | None
     tags: list[str]
     retrieval_hints: list[str]
-    access_count: int
-    last_accessed_at: datetime | None
-    verified_at: datetime | None
-    created_at: datetime
-    updated_at: datetime
+    created_at: Timestamp
+    updated_at: Timestamp
 
 
 class HistoryParams(StrictIn):
-    limit: int = Field(50, ge=1, le=HISTORY_MAX_LIMIT)
+    limit: int = Field(
+        contract.HISTORY_DEFAULT_LIMIT,
+        ge=1,
+        le=contract.HISTORY_MAX_LIMIT,
+        description=contract.HISTORY_LIMIT,
+    )
     cursor: str | None = Field(None, description="next_cursor of the previous page.")
 
 
@@ -212,12 +213,11 @@ class EventOut(Schema):
     memory_id: UUID
     event_type: str
     version: int
-    actor: str = Field(..., alias="actor_label", description="owner, or agent:<name>.")
-    actor_agent: str
+    actor: str = Field(..., description="owner, or agent:<name>.")
     patch: dict[str, Any]
     result: dict[str, Any]
-    reason: str
-    created_at: datetime
+    reason: str | None
+    created_at: Timestamp
 
 
 class HistoryOut(Schema):
@@ -234,14 +234,18 @@ class RecallIn(StrictIn):
     project_key: str | None = None
     task_id: str | None = None
     kinds: list[Kind] | None = None
-    limit: StrictInt | None = Field(None, ge=1, le=MAX_LIMIT, description="Default 20.")
+    limit: StrictInt | None = Field(
+        None, ge=1, le=contract.RECALL_MAX_LIMIT, description=contract.RECALL_LIMIT
+    )
     cursor: str | None = Field(None, description="next_cursor of the previous page of this query.")
 
 
 class RecallParams(RecallIn):
     """The same arguments as query parameters; `alt_queries` and `kinds` repeat."""
 
-    limit: int | None = Field(None, ge=1, le=MAX_LIMIT, description="Default 20.")
+    limit: int | None = Field(
+        None, ge=1, le=contract.RECALL_MAX_LIMIT, description=contract.RECALL_LIMIT
+    )
 
 
 class RecallMemoryOut(Schema):
@@ -257,7 +261,7 @@ class RecallMemoryOut(Schema):
     version: int
     tags: list[str]
     source_agent: str
-    updated_at: datetime
+    updated_at: Timestamp
     score: float
     relevance: float = Field(..., description="Share of the query's terms found (1.0: exact key).")
     channels: dict[str, int] = Field(
@@ -277,12 +281,12 @@ class ContextIn(StrictIn):
     alt_queries: list[str] | None = None
     project_key: str | None = None
     task_id: str | None = None
-    purpose: Literal[PURPOSES] | None = Field(  # type: ignore[valid-type]
-        None, description="Default general."
+    purpose: Literal[contract.PURPOSES] | None = Field(  # type: ignore[valid-type]
+        None, description=contract.PURPOSE
     )
-    token_budget: Budget | None = Field(None, description="Default 2000.")
+    token_budget: Budget | None = Field(None, description=contract.CONTEXT_BUDGET)
     max_memories: StrictInt | None = Field(
-        None, ge=1, le=MAX_CONTEXT_MEMORIES, description="Default 20."
+        None, ge=1, le=contract.CONTEXT_MAX_MEMORIES, description=contract.CONTEXT_MAX_MEMORIES_TEXT
     )
 
 
@@ -319,7 +323,10 @@ class ContextOut(Schema):
 class BootstrapParams(StrictIn):
     project_key: str | None = None
     token_budget: int | None = Field(
-        None, ge=MIN_TOKEN_BUDGET, le=MAX_TOKEN_BUDGET, description="Default 1500."
+        None,
+        ge=contract.MIN_TOKEN_BUDGET,
+        le=contract.MAX_TOKEN_BUDGET,
+        description=contract.BOOTSTRAP_BUDGET,
     )
 
 
@@ -353,11 +360,18 @@ class QueryIn(StrictIn):
     include_history: StrictBool | None = Field(
         None, description="Add earlier versions and sources."
     )
-    max_steps: StrictInt | None = Field(None, ge=1, le=MAX_STEPS, description="Default 4.")
-    timeout_ms: StrictInt | None = Field(
-        None, ge=10, le=MAX_TIMEOUT_MS, description="Default 2000."
+    max_steps: StrictInt | None = Field(
+        None, ge=1, le=contract.QUERY_MAX_STEPS, description=contract.QUERY_STEPS
     )
-    min_evidence: StrictInt | None = Field(None, ge=1, description="Default 1.")
+    timeout_ms: StrictInt | None = Field(
+        None,
+        ge=contract.QUERY_MIN_TIMEOUT_MS,
+        le=contract.QUERY_MAX_TIMEOUT_MS,
+        description=contract.QUERY_TIMEOUT,
+    )
+    min_evidence: StrictInt | None = Field(
+        None, ge=1, le=contract.QUERY_MAX_MIN_EVIDENCE, description=contract.QUERY_MIN_EVIDENCE
+    )
 
 
 class QueryStepOut(Schema):

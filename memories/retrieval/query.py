@@ -12,12 +12,21 @@ from dataclasses import asdict, dataclass
 
 from foundation.actors import Actor
 from foundation.errors import validation_error
+from memories.contract import (
+    QUERY_DEFAULT_MIN_EVIDENCE,
+    QUERY_DEFAULT_STEPS,
+    QUERY_DEFAULT_TIMEOUT_MS,
+    QUERY_MAX_MIN_EVIDENCE,
+    QUERY_MAX_STEPS,
+    QUERY_MAX_TIMEOUT_MS,
+    QUERY_MIN_TIMEOUT_MS,
+)
 from memories.models import Memory, MemoryLink, Relation
 from memories.retrieval.analysis import query_terms
 from memories.retrieval.recall import MAX_QUERY_CHARS, parse_request, rank
 
-MAX_STEPS = 8
-MAX_TIMEOUT_MS = 10_000
+MAX_STEPS = QUERY_MAX_STEPS
+MAX_TIMEOUT_MS = QUERY_MAX_TIMEOUT_MS
 PER_STEP_RESULTS = 5
 HISTORY_EXPANSION = 3  # top results per step whose history and links are added
 # Conjunctions a compound question splits on, in English and Chinese.
@@ -61,13 +70,13 @@ def multi_query(
     project_key: str | None = None,
     task_id: str | None = None,
     include_history: bool = False,
-    max_steps: int = 4,
-    timeout_ms: int = 2000,
-    min_evidence: int = 1,
+    max_steps: int = QUERY_DEFAULT_STEPS,
+    timeout_ms: int = QUERY_DEFAULT_TIMEOUT_MS,
+    min_evidence: int = QUERY_DEFAULT_MIN_EVIDENCE,
 ) -> MultiQueryResult:
     max_steps = _bounded_int(max_steps, "max_steps", 1, MAX_STEPS)
-    timeout_ms = _bounded_int(timeout_ms, "timeout_ms", 10, MAX_TIMEOUT_MS)
-    min_evidence = _bounded_int(min_evidence, "min_evidence", 1, 50)
+    timeout_ms = _bounded_int(timeout_ms, "timeout_ms", QUERY_MIN_TIMEOUT_MS, MAX_TIMEOUT_MS)
+    min_evidence = _bounded_int(min_evidence, "min_evidence", 1, QUERY_MAX_MIN_EVIDENCE)
     if subqueries is not None and (
         not isinstance(subqueries, list)
         or not subqueries

@@ -18,6 +18,9 @@ from django.db.models import Q, QuerySet
 from foundation.actors import Actor
 from foundation.errors import forbidden, validation_error
 from memories.access import access_log
+from memories.contract import MAX_ALT_QUERIES, MAX_QUERY_CHARS
+from memories.contract import RECALL_DEFAULT_LIMIT as DEFAULT_LIMIT
+from memories.contract import RECALL_MAX_LIMIT as MAX_LIMIT
 from memories.models import SEARCHABLE_STATUSES, Kind, Memory, ScopeType, Status, Trust, Visibility
 from memories.retrieval import channels
 from memories.retrieval.analysis import kind_token, scope_token
@@ -25,11 +28,7 @@ from memories.selectors import is_visible_to, memories_visible_to
 from memories.services.validation import MAX_SCOPE_KEY_CHARS, label
 
 RRF_K = 60
-MAX_LIMIT = 100
-DEFAULT_LIMIT = 20
 MIN_DEPTH = 20  # candidates per channel for pages of 10 or fewer
-MAX_QUERY_CHARS = 1000
-MAX_ALT_QUERIES = 5
 # Recall answers "nothing I know is confidently about this" when the best candidate
 # covers less than a third of the query's units. Calibrated on bench/retrieval_eval.py:
 # a third is where lexical coverage stops separating answerable questions from

@@ -6,11 +6,11 @@ from django.db import transaction
 
 from foundation.actors import Actor
 from foundation.errors import ServiceError, validation_error
+from memories.contract import CHECKPOINT_MAX_MEMORIES as MAX_ATOMS
 from memories.models import Kind, MemoryType, ScopeType
 from memories.services.links import memory_link
 from memories.services.remember import memory_remember
 
-MAX_ATOMS = 20
 ATOM_FIELDS = frozenset(
     {
         "content", "kind", "type", "scope_type", "scope_key", "key", "value", "write_mode",

@@ -7,11 +7,11 @@ import re
 from foundation.actors import Actor
 from foundation.errors import validation_error
 from memories import gates
+from memories.contract import MAX_URI_CHARS
 from memories.models import EventType, MemoryLink, Relation
 from memories.services.common import atomic_change, memory_for_write, record_event
 from memories.services.validation import choice
 
-MAX_URI_CHARS = 2000
 URI_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
 
 

@@ -10,16 +10,17 @@ import unicodedata
 
 from foundation.actors import Actor
 from foundation.errors import forbidden, validation_error
+from memories.contract import (  # noqa: F401 - the bounds live in the contract; read here
+    MAX_HINT_CHARS,
+    MAX_HINTS,
+    MAX_IDEMPOTENCY_KEY_CHARS,
+    MAX_KEY_CHARS,
+    MAX_REASON_CHARS,
+    MAX_SCOPE_KEY_CHARS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+)
 from memories.models import ConfidenceBasis, Kind, MemoryType, ScopeType, Trust, Visibility
-
-MAX_KEY_CHARS = 200
-MAX_SCOPE_KEY_CHARS = 300
-MAX_TAGS = 20
-MAX_TAG_CHARS = 50
-MAX_HINTS = 10
-MAX_HINT_CHARS = 300
-MAX_REASON_CHARS = 500
-MAX_IDEMPOTENCY_KEY_CHARS = 200
 
 # The type a kind has unless the writer says otherwise.
 DEFAULT_TYPE = {

@@ -15,7 +15,9 @@ from django.utils import timezone
 
 from foundation.actors import Actor
 from handoff.models import HandoffCapsule
+from handoff.shapes import capsule_shape
 from memories.models import Memory, MemoryEvent, MemoryLink
+from memories.shapes import event_shape, link_shape, memory_shape
 from portability.packages.format import (
     FILES,
     FORMAT,
@@ -24,85 +26,14 @@ from portability.packages.format import (
     instance_id,
     jsonl,
     sha256,
-    when,
 )
 
 BATCH = 2000
 
 
-def memory_record(memory: Memory) -> dict:
-    return {
-        "id": str(memory.pk),
-        "content": memory.content,
-        "key": memory.key,
-        "value": memory.value,
-        "type": memory.type,
-        "kind": memory.kind,
-        "scope_type": memory.scope_type,
-        "scope_key": memory.scope_key,
-        "trust": memory.trust,
-        "status": memory.status,
-        "visibility": memory.visibility,
-        "origin": memory.origin,
-        "source_agent": memory.source_agent,
-        "confidence": memory.confidence,
-        "confidence_basis": memory.confidence_basis,
-        "version": memory.version,
-        "supersedes": str(memory.supersedes_id) if memory.supersedes_id else None,
-        "tags": list(memory.tags or []),
-        "retrieval_hints": list(memory.retrieval_hints or []),
-        "verified_at": when(memory.verified_at),
-        "created_at": when(memory.created_at),
-        "updated_at": when(memory.updated_at),
-    }
-
-
-def event_record(event: MemoryEvent) -> dict:
-    return {
-        "memory_id": str(event.memory_id),
-        "event_type": event.event_type,
-        "version": event.version,
-        "actor_agent": event.actor_agent,
-        "patch": event.patch,
-        "result": event.result,
-        "reason": event.reason,
-        "idempotency_key": event.idempotency_key,
-        "created_at": when(event.created_at),
-    }
-
-
-def link_record(link: MemoryLink) -> dict:
-    return {
-        "from_id": str(link.from_memory_id),
-        "to_id": str(link.to_memory_id) if link.to_memory_id else None,
-        "uri": link.uri or None,
-        "relation": link.relation,
-        "created_by_agent": link.created_by_agent,
-        "created_at": when(link.created_at),
-    }
-
-
-def handoff_record(capsule: HandoffCapsule) -> dict:
-    return {
-        "id": str(capsule.pk),
-        "task_id": capsule.task_id,
-        "summary": capsule.summary,
-        "status": capsule.status,
-        "decisions": list(capsule.decisions),
-        "next_steps": list(capsule.next_steps),
-        "artifacts": list(capsule.artifacts),
-        "blockers": list(capsule.blockers),
-        "from_agent": capsule.from_agent,
-        "created_at": when(capsule.created_at),
-        "expires_at": when(capsule.expires_at),
-        "resumed_at": when(capsule.resumed_at),
-        "resumed_by": capsule.resumed_by,
-        "resume_count": capsule.resume_count,
-    }
-
-
 def _rows(queryset, shape):
-    return [shape(row) for row in queryset.iterator(chunk_size=BATCH)]
+    """Each row in its package record form: the apps' shapes for the `export` audience."""
+    return [shape(row, "export") for row in queryset.iterator(chunk_size=BATCH)]
 
 
 def package_contents(*, actor: Actor) -> dict[str, bytes]:
@@ -112,10 +43,10 @@ def package_contents(*, actor: Actor) -> dict[str, bytes]:
     owner = actor.user
     with transaction.atomic():
         records = {
-            "memories": _rows(Memory.objects.filter(owner=owner).order_by("created_at", "id"), memory_record),
-            "events": _rows(MemoryEvent.objects.filter(owner=owner).order_by("id"), event_record),
-            "links": _rows(MemoryLink.objects.filter(owner=owner).order_by("id"), link_record),
-            "handoffs": _rows(HandoffCapsule.objects.filter(owner=owner).order_by("created_at", "id"), handoff_record),
+            "memories": _rows(Memory.objects.filter(owner=owner).order_by("created_at", "id"), memory_shape),
+            "events": _rows(MemoryEvent.objects.filter(owner=owner).order_by("id"), event_shape),
+            "links": _rows(MemoryLink.objects.filter(owner=owner).order_by("id"), link_shape),
+            "handoffs": _rows(HandoffCapsule.objects.filter(owner=owner).order_by("created_at", "id"), capsule_shape),
         }  # fmt: skip
     files = {FILES[kind]: jsonl(items) for kind, items in records.items()}
     manifest = {

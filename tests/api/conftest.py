@@ -8,6 +8,7 @@ import pytest
 from django.conf import settings as django_settings
 
 from tests.api.helpers import ApiClient
+from tests.api.isolation import world  # noqa: F401 - the isolation matrix's fixture
 
 
 @pytest.fixture(autouse=True)

@@ -246,7 +246,7 @@ def test_link_to_a_memory_and_to_a_uri(api):
 
     assert to_memory.status_code == 200
     assert to_memory.json() | {"id": 0, "created_at": ""} == {
-        "id": 0, "from_id": two["id"], "to_id": one["id"], "uri": "", "relation": "supports",
+        "id": 0, "from_id": two["id"], "to_id": one["id"], "uri": None, "relation": "supports",
         "created_by_agent": "claude-code", "created_at": "",
     }  # fmt: skip
     assert to_uri.json()["uri"] == "https://docs.astral.sh/uv/" and to_uri.json()["to_id"] is None

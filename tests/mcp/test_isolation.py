@@ -1,7 +1,7 @@
 """The isolation matrix over MCP: the same two owners, canaries and token profiles as the
-agent API's matrix (tests/api/test_isolation_matrix.py), every tool called through the
-SDK's own client connected in-process to the server acting with each token (what the
-stdio door does). A tool refused for a missing scope or project answers FORBIDDEN, the
+agent API's matrix (tests/api/isolation.py), every tool called through the SDK's own
+client connected in memory to the server acting with each token (what the stdio door
+does). A tool refused for a missing scope or project answers FORBIDDEN, the
 other owner's ids NOT_FOUND, and no result carries a canary the token must not see."""
 
 from __future__ import annotations
@@ -9,18 +9,15 @@ from __future__ import annotations
 import json
 import uuid
 
-import anyio
 import pytest
-from mcp import Client
 
-from continuity.mcp import build_server
-from tests.api.test_isolation_matrix import P1, P2, forbidden_canaries, token_profiles, world  # noqa: F401
-from tests.mcp.test_http import TOOLS
+from tests.api.isolation import P1, P2, forbidden_canaries, token_profiles
+from tests.mcp.helpers import TOOLS
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def calls_for(world, number: int):  # noqa: F811 - `world` is the shared fixture's value
+def calls_for(world, number: int):
     """(tool, arguments, required scope or None, project named or None, expect NOT_FOUND)."""
     ids, unique = world["ids"], f"{number}-{uuid.uuid4().hex[:6]}"
     note = {"content": f"Deploys need a green build ({unique})", "kind": "fact"}
@@ -44,24 +41,19 @@ def calls_for(world, number: int):  # noqa: F811 - `world` is the shared fixture
     ]  # fmt: skip
 
 
-async def call_all(raw: str, calls) -> list:
-    async with Client(build_server(token=raw)) as client:
-        return [await client.call_tool(tool, arguments) for tool, arguments, *_ in calls]
-
-
-def test_every_tool_is_in_the_matrix(world):  # noqa: F811
+def test_every_tool_is_in_the_matrix(world):
     assert {tool for tool, *_ in calls_for(world, 0)} == TOOLS
 
 
-def test_no_token_sees_or_touches_what_it_must_not_over_mcp(world, make_token, settings):  # noqa: F811
+def test_no_token_sees_or_touches_what_it_must_not_over_mcp(world, mcp_as, settings):
     settings.CONTINUITY_RATE_LIMIT_PER_MINUTE = 0
     problems = []
     for number, (scopes, restricted) in enumerate(token_profiles()):
-        _, raw = make_token(
+        mcp = mcp_as(
             "claude-code", scopes=scopes, **({"allowed_projects": [P1]} if restricted else {})
         )
         calls = calls_for(world, number)
-        results = anyio.run(call_all, raw, calls)
+        results = mcp.calls([(tool, arguments) for tool, arguments, *_ in calls])
         leaks = forbidden_canaries(scopes, restricted)
         for (tool, arguments, scope, project, not_found), result in zip(
             calls, results, strict=True

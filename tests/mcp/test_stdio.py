@@ -10,8 +10,8 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
+from tests.mcp.helpers import TOOLS, error, ok
 from tests.mcp.live import ROOT
-from tests.mcp.test_http import TOOLS, error, ok
 
 pytestmark = pytest.mark.slow
 

@@ -3,14 +3,18 @@ input schemas with enums and bounds. In process, no database."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import anyio
 import pytest
 
 from continuity.mcp import build_server
 from memories.models import Kind, MemoryType, ScopeType
 from memories.retrieval import PURPOSES
-from tests.mcp.test_http import TOOLS
+from tests.mcp.helpers import TOOLS
 
+PUBLISHED = Path(__file__).with_name("tools.json")
 READ_ONLY = {
     "memory_bootstrap", "memory_recall", "memory_history", "memory_context", "memory_capabilities",
 }  # fmt: skip
@@ -42,6 +46,29 @@ def bound(schema: dict, name: str):
 
 def test_the_tool_names_are_the_public_contract(tools):
     assert set(tools) == TOOLS
+
+
+def test_tools_list_is_the_published_contract_byte_for_byte(tools):
+    """Names, titles, descriptions, input schemas (argument names, types, bounds, defaults)
+    and hints as tools.json publishes them. A deliberate change updates the file with it."""
+    published = json.loads(PUBLISHED.read_text(encoding="utf-8"))
+    listed = {
+        name: {
+            "title": tool.title,
+            "description": tool.description,
+            "input_schema": tool.input_schema,
+            "annotations": tool.annotations.model_dump(mode="json", exclude_none=True),
+            "output_schema": tool.output_schema,
+        }
+        for name, tool in tools.items()
+    }
+
+    assert sorted(listed) == sorted(published)
+    for name in published:
+        assert set(listed[name]["input_schema"]["properties"]) == set(
+            published[name]["input_schema"]["properties"]
+        ), name
+        assert listed[name] == published[name], name
 
 
 @pytest.mark.parametrize("name", sorted(TOOLS))
