@@ -12,6 +12,6 @@ CAPSULE_STATES = ("open", "resumed", "expired")
 ACTIVE = "active"
 STATE_FILTERS = (ACTIVE, *CAPSULE_STATES)
 STATE_FILTER_DESCRIPTION = (
-    f"One of {', '.join(STATE_FILTERS)}: a capsule's state, or {ACTIVE} for every capsule "
-    "not expired yet (open or resumed)."
+    f"state must be one of: {', '.join(STATE_FILTERS)} ({ACTIVE} is every capsule not "
+    "expired yet: open or resumed)."
 )
