@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from dataclasses import dataclass
+from datetime import datetime
 
 from django.db import connection
 from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
 
-from capture.models import Candidate, CandidateStatus, NeverRememberPattern, RejectedFingerprint
+from capture.models import (
+    Candidate,
+    CandidateStatus,
+    CaptureThread,
+    NeverRememberPattern,
+    RejectedFingerprint,
+)
 from foundation.actors import Actor
 from foundation.errors import validation_error
+from foundation.paging import Page, keyset_page, query_key
 
 MAX_FILTER_CHARS = 300
 
@@ -66,3 +75,43 @@ def patterns_for_owner(*, actor: Actor) -> QuerySet[NeverRememberPattern]:
 def rejections_for_owner(*, actor: Actor) -> QuerySet[RejectedFingerprint]:
     actor.require_owner("review captured candidates")
     return RejectedFingerprint.objects.filter(owner=actor.user)
+
+
+# --- reads behind the dashboard's Inbox tab --------------------------------------------------
+
+INBOX_PATTERNS_SHOWN = 200
+
+
+def _moment(value) -> datetime | None:
+    try:
+        return datetime.fromisoformat(value) if value else None
+    except (TypeError, ValueError):
+        return None
+
+
+def with_threads(candidates: list[Candidate]) -> list[Candidate]:
+    """Attach each evidence item's thread (source and session) with one query per page."""
+    ids = {item.get("thread_id") for c in candidates for item in c.evidence}
+    threads = CaptureThread.objects.in_bulk([pk for pk in ids if isinstance(pk, int)])
+    for candidate in candidates:
+        candidate.dash_evidence = [
+            {**item, "thread": threads.get(item.get("thread_id")), "when": _moment(item.get("at"))}
+            for item in candidate.evidence
+        ]
+    return candidates
+
+
+@dataclass
+class Inbox:
+    page: Page
+    patterns: list[NeverRememberPattern]
+
+
+def inbox_for_owner(*, actor: Actor, cursor: str | None) -> Inbox:
+    """A page of pending candidates, newest first, with their evidence threads; and the
+    owner's never-remember phrases."""
+    pending = candidates_for_owner(actor=actor, status=CandidateStatus.PENDING)
+    query = query_key("dashboard", "inbox", actor.user.pk)
+    page = keyset_page(pending.select_related("replaces"), cursor, query=query)
+    with_threads(page.items)
+    return Inbox(page, list(patterns_for_owner(actor=actor)[:INBOX_PATTERNS_SHOWN]))

@@ -20,7 +20,7 @@ from memories.selectors import (
 
 
 def tab_counts(user) -> dict[str, int]:
-    """The numbers on the tabs; re-sent out of band after every action."""
+    """The numbers on the tabs (`GET /counts/` sends them again after `counts-changed`)."""
     return {
         **per_generation(
             user,

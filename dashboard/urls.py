@@ -4,9 +4,9 @@ every app's tabs."""
 from django.urls import include, path
 
 from accounts import views as site
+from dashboard.views import counts, overview, proposals, settings_page, tokens
 from dashboard.views import memory_actions as actions
 from dashboard.views import memory_tabs as pages
-from dashboard.views import overview, proposals, settings_page, tokens
 from handoff import views as handoffs
 from injection import views as injection_views
 
@@ -15,6 +15,7 @@ app_name = "dashboard"
 urlpatterns = [
     path("", pages.core, name="core"),
     path("overview/", overview.overview, name="overview"),
+    path("counts/", counts.counts, name="counts"),
     path("projects/", pages.projects, name="projects"),
     path("recent/", pages.recent, name="recent"),
     path("review/", pages.review, name="review"),
@@ -23,7 +24,11 @@ urlpatterns = [
     path("activity/", pages.activity, name="activity"),
     path("activity/injections/", injection_views.injections, name="injections"),
     path("search/", pages.search, name="search"),
-    path("review/proposals/<int:proposal_id>/<slug:verb>/", proposals.answer, name="proposal"),
+    path(
+        "review/proposals/<int:proposal_id>/<slug:verb>/",
+        proposals.answer_proposal,
+        name="proposal",
+    ),
     path("handoffs/", handoffs.handoffs, name="handoffs"),
     path("handoffs/<uuid:capsule_id>/", handoffs.handoff_detail, name="handoff"),
     path("handoffs/<uuid:capsule_id>/expire/", handoffs.handoff_expire_view, name="handoff-expire"),

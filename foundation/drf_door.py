@@ -10,12 +10,7 @@ user, so another user's ids behave as if they did not exist (NOT_FOUND).
 
 from __future__ import annotations
 
-import base64
-import binascii
-import hashlib
-import json
 import logging
-from datetime import datetime
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -38,6 +33,7 @@ from foundation.errors import (
     unavailable_error,
     validation_error,
 )
+from foundation.paging import cursor_decode, cursor_encode, moment_of, query_key
 
 logger = logging.getLogger(__name__)
 
@@ -227,8 +223,8 @@ class OwnerViewSet(viewsets.GenericViewSet):
 class KeysetPagination(BasePagination):
     """Newest first by `time_field`, ties broken by ascending id, paged by keyset.
 
-    `?limit=` (1-100, default 50) and an opaque `?cursor=` naming the last row seen,
-    bound to the filters of the query it came from. Any page costs what the first costs.
+    `?limit=` (1-100, default 50) and an opaque `?cursor=` naming the last row seen
+    (`foundation.paging`'s signed codec), bound to the list and filters it came from. Any page costs what the first costs.
     A row whose time changes while someone pages moves to the front: it is not shown twice.
     """
 
@@ -269,35 +265,26 @@ class KeysetPagination(BasePagination):
         return int(raw)
 
     @staticmethod
-    def _query_digest(request) -> str:
-        items = sorted(
+    def _query(request) -> str:
+        """The list (its path) and every filter of this request: what a cursor is bound to."""
+        filters = sorted(
             (key, value)
             for key, values in request.query_params.lists()
             if key not in ("cursor", "limit", "format")
             for value in values
         )
-        return hashlib.sha256(json.dumps(items).encode()).hexdigest()[:16]
+        return query_key("owner-api", request.path, filters)
 
     def _encode(self, row, request) -> str:
-        position = {
-            "t": getattr(row, self.time_field).isoformat(),
-            "i": str(row.pk),
-            "q": self._query_digest(request),
-        }
-        return base64.urlsafe_b64encode(json.dumps(position).encode()).decode().rstrip("=")
+        position = [getattr(row, self.time_field).isoformat(), str(row.pk)]
+        return cursor_encode(position, query=self._query(request))
 
     def _decode(self, cursor: str, request, model):
-        invalid = validation_error("cursor is not valid.", field="cursor")
+        position = cursor_decode(cursor, query=self._query(request))
         try:
-            padded = cursor + "=" * (-len(cursor) % 4)
-            position = json.loads(base64.urlsafe_b64decode(padded.encode()))
-            moment = datetime.fromisoformat(position["t"])
-            last_id = model._meta.pk.to_python(position["i"])
-            digest = position["q"]
-        except (binascii.Error, ValueError, KeyError, TypeError, DjangoValidationError):
-            raise invalid from None
-        if moment.tzinfo is None or last_id is None:
-            raise invalid
-        if digest != self._query_digest(request):
-            raise validation_error("cursor belongs to a query with other filters.", field="cursor")
+            moment, last_id = moment_of(position[0]), model._meta.pk.to_python(position[1])
+        except (IndexError, KeyError, TypeError, DjangoValidationError):
+            raise validation_error("cursor is not valid.", field="cursor") from None
+        if last_id is None:
+            raise validation_error("cursor is not valid.", field="cursor")
         return moment, last_id

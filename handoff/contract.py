@@ -4,6 +4,12 @@ them from here (descriptions are built from the constants, never written as lite
 
 The summary limit is the model's (a database CHECK constraint holds it). How long a capsule
 stays resumable by default is the operator's setting, CONTINUITY_HANDOFF_DEFAULT_DAYS.
+
+The handoff list's state filter has one vocabulary for every door (owner API, dashboard).
+A capsule's own state (`HandoffCapsule.state`) is `open` (not resumed yet), `resumed`
+(still resumable until it expires) or `expired`. The filter takes one of those, or
+`active`, which stands for both unexpired states (open or resumed): what an agent can
+still resume, and what the dashboard's Handoffs tab counts.
 """
 
 from __future__ import annotations
@@ -43,3 +49,11 @@ EXPIRES_AT = (
     f"({default_expiry_days()}) days, at most {MAX_EXPIRY_DAYS}."
 )
 STATUS = f"Default {DEFAULT_STATUS}."
+
+CAPSULE_STATES = ("open", "resumed", "expired")
+ACTIVE = "active"
+STATE_FILTERS = (ACTIVE, *CAPSULE_STATES)
+STATE_FILTER_DESCRIPTION = (
+    f"state must be one of: {', '.join(STATE_FILTERS)} ({ACTIVE} is every capsule not "
+    "expired yet: open or resumed)."
+)

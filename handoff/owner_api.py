@@ -1,6 +1,6 @@
 """The owner's handoff endpoints (DRF, under /api/owner/; see docs/handoffs.md).
 
-    GET  handoffs/               ?task_id=&state=open|resumed|expired&limit=&cursor=
+    GET  handoffs/               ?task_id=&state=active|open|resumed|expired&limit=&cursor=
     GET  handoffs/{id}/
     POST handoffs/{id}/expire/
 
@@ -19,12 +19,10 @@ from foundation.drf_door import (
     OwnerViewSet,
     reject_unknown_params,
 )
-from foundation.errors import not_found, validation_error
+from foundation.errors import not_found
 from handoff.selectors import handoffs_for_owner
 from handoff.services import handoff_expire
 from handoff.shapes import capsule_shape
-
-STATES = ("open", "resumed", "expired")
 
 
 class HandoffViewSet(OwnerViewSet):
@@ -35,11 +33,10 @@ class HandoffViewSet(OwnerViewSet):
 
     def list(self, request):
         reject_unknown_params(request, {"task_id", "state", *KeysetPagination.query_params})
-        state = request.query_params.get("state") or None
-        if state is not None and state not in STATES:
-            raise validation_error(f"state must be one of: {', '.join(STATES)}.", field="state")
         capsules = handoffs_for_owner(
-            owner=request.user, task_id=request.query_params.get("task_id") or None, state=state
+            owner=request.user,
+            task_id=request.query_params.get("task_id") or None,
+            state=request.query_params.get("state") or None,
         )
         page = self.paginate_queryset(capsules)
         return self.get_paginated_response([capsule_shape(capsule, "owner") for capsule in page])

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from uuid import UUID
+
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from foundation.errors import not_found, validation_error
+from handoff.contract import ACTIVE, STATE_FILTER_DESCRIPTION, STATE_FILTERS
 from handoff.models import HandoffCapsule
 
 
@@ -21,18 +25,33 @@ def newest_open_capsule(*, owner, task_id: str, for_update: bool = False) -> Han
 def handoffs_for_owner(
     *, owner, task_id: str | None = None, state: str | None = None
 ) -> QuerySet[HandoffCapsule]:
-    """The owner's capsules, newest first, optionally one task's or one state's
-    (open, resumed, expired; active is open or resumed)."""
+    """The owner's capsules, newest first, optionally one task's or one state's (see
+    `handoff.contract`: open, resumed, expired, or active for open or resumed). An unknown
+    state is a VALIDATION_ERROR on `state`, whichever door asked."""
+    if state and state not in STATE_FILTERS:
+        raise validation_error(STATE_FILTER_DESCRIPTION, field="state")
     capsules = HandoffCapsule.objects.filter(owner=owner)
     if task_id:
         capsules = capsules.filter(task_id=task_id)
     now = timezone.now()
     if state == "expired":
         capsules = capsules.filter(expires_at__lte=now)
-    elif state == "active":
+    elif state == ACTIVE:
         capsules = capsules.filter(expires_at__gt=now)
     elif state == "open":
         capsules = capsules.filter(expires_at__gt=now, resumed_at__isnull=True)
     elif state == "resumed":
         capsules = capsules.filter(expires_at__gt=now, resumed_at__isnull=False)
     return capsules.order_by("-created_at", "-id")
+
+
+def handoff_get(*, owner, capsule_id) -> HandoffCapsule:
+    """One of the owner's capsules; another owner's, or a malformed id, is NOT_FOUND."""
+    try:
+        capsule_id = UUID(str(capsule_id))
+    except ValueError:
+        raise not_found("handoff") from None
+    capsule = HandoffCapsule.objects.filter(owner=owner, pk=capsule_id).first()
+    if capsule is None:
+        raise not_found("handoff")
+    return capsule

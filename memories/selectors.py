@@ -6,24 +6,27 @@ memory an actor may not see behaves exactly like one that does not exist (NOT_FO
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from foundation.actors import Actor
 from foundation.errors import not_found, validation_error
+from foundation.paging import cursor_decode, cursor_encode, query_key
 from memories import contract
 from memories.models import (
     LIVE_STATUSES,
     OWNER_TRUSTS,
+    EventType,
     Memory,
     MemoryEvent,
+    MemoryLink,
+    ProposalStatus,
+    Relation,
+    ReviewProposal,
     ScopeType,
     Status,
     Trust,
@@ -151,21 +154,18 @@ class HistoryPage:
     next_cursor: str | None
 
 
+def _history_query(memory_id: UUID) -> str:
+    return query_key("memory-history", str(memory_id))
+
+
 def _encode_cursor(memory_id: UUID, event_id: int) -> str:
-    raw = json.dumps({"m": str(memory_id), "e": event_id}).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    return cursor_encode(event_id, query=_history_query(memory_id))
 
 
 def _decode_cursor(cursor: str, memory_id: UUID) -> int:
-    try:
-        padded = cursor + "=" * (-len(cursor) % 4)
-        data = json.loads(base64.urlsafe_b64decode(padded.encode()))
-        event_id = int(data["e"])
-        bound_to = UUID(data["m"])
-    except (binascii.Error, ValueError, KeyError, TypeError, UnicodeDecodeError):
-        raise validation_error("cursor is not valid.", field="cursor") from None
-    if bound_to != memory_id:
-        raise validation_error("cursor belongs to another memory's history.", field="cursor")
+    event_id = cursor_decode(cursor, query=_history_query(memory_id))
+    if isinstance(event_id, bool) or not isinstance(event_id, int):
+        raise validation_error("cursor is not valid.", field="cursor")
     return event_id
 
 
@@ -254,3 +254,96 @@ def archive_memories(user) -> list[QuerySet[Memory]]:
         Memory.objects.filter(owner=user, status=status)
         for status in (Status.ARCHIVED, Status.SUPERSEDED)
     ]
+
+
+# --- reads behind the dashboard's tabs (Projects, Review, Activity, Overview) --------------
+
+
+def project_totals(user) -> dict[str, int]:
+    """Live project memories per project key. Counted per status with COUNT(*), so the
+    scope index alone answers (no row reads)."""
+    totals: dict[str, int] = {}
+    for part in project_memories(user):
+        for key, count in part.values_list("scope_key").annotate(n=Count("*")).order_by():
+            totals[key] = totals.get(key, 0) + count
+    return totals
+
+
+def contradicted_by(user, memory_ids: list) -> dict:
+    """For each of these memories, the memory its `contradicts` link points at (either
+    direction), if that memory still exists; one query for the whole page."""
+    against: dict = {}
+    links = (
+        MemoryLink.objects.filter(owner=user, relation=Relation.CONTRADICTS)
+        .filter(Q(from_memory__in=memory_ids) | Q(to_memory__in=memory_ids))
+        .select_related("from_memory", "to_memory")
+    )
+    for link in links:
+        if link.from_memory_id in memory_ids and link.to_memory is not None:
+            against.setdefault(link.from_memory_id, link.to_memory)
+        elif link.to_memory_id in memory_ids:
+            against.setdefault(link.to_memory_id, link.from_memory)
+    return against
+
+
+def proposal_memories(proposal: ReviewProposal) -> list[Memory]:
+    """The proposal's memories of its owner, in the proposal's order."""
+    found = Memory.objects.in_bulk(list(proposal.memory_ids))
+    by_id = {
+        str(pk): memory for pk, memory in found.items() if memory.owner_id == proposal.owner_id
+    }
+    return [by_id[pk] for pk in proposal.memory_ids if pk in by_id]
+
+
+def pending_proposals(user, *, limit: int) -> list[tuple[ReviewProposal, list[Memory]]]:
+    """What compaction proposes (near-duplicates, stale memories), newest first, with the
+    memories each is about (one query for all); proposals about nothing left are skipped."""
+    proposals = list(
+        ReviewProposal.objects.filter(owner=user, status=ProposalStatus.PENDING).order_by(
+            "-created_at", "-id"
+        )[:limit]
+    )
+    ids = [pk for proposal in proposals for pk in proposal.memory_ids]
+    found = Memory.objects.filter(owner=user).in_bulk(ids) if ids else {}
+    by_id = {str(pk): memory for pk, memory in found.items()}
+    answered = []
+    for proposal in proposals:
+        memories = [by_id[pk] for pk in proposal.memory_ids if pk in by_id]
+        if memories:
+            answered.append((proposal, memories))
+    return answered
+
+
+def owner_events(user, *, agent: str = "", event_type: str = "") -> QuerySet[MemoryEvent]:
+    """The owner's event stream (unordered: callers page it), optionally one agent's
+    ('owner' for the owner's own) and one event type's; an unknown type filters nothing."""
+    events = MemoryEvent.objects.filter(owner=user)
+    if agent == "owner":
+        events = events.filter(actor_agent="")
+    elif agent:
+        events = events.filter(actor_agent=agent)
+    if event_type in EventType.values:
+        events = events.filter(event_type=event_type)
+    return events
+
+
+def memory_totals(user, field: str) -> dict[str, int]:
+    """The owner's memories counted by `field` (kind, trust): COUNT(*) grouped by an indexed
+    column, which the (owner, kind | trust, status) indexes answer without reading a row."""
+    mine = Memory.objects.filter(owner=user)
+    return dict(mine.values_list(field).annotate(n=Count("*")).order_by())
+
+
+def writes_per_agent_on(user, *, start: datetime, end: datetime, event_types) -> dict[str, int]:
+    """Write events between `start` and `end`, counted per agent ('' for the owner). A
+    created_at range lets the owner-recent index bound the read, and no per-row date
+    function runs (SQLite's is Python, called for every row)."""
+    counts = (
+        MemoryEvent.objects.filter(
+            owner=user, created_at__gte=start, created_at__lt=end, event_type__in=event_types
+        )
+        .values_list("actor_agent")
+        .annotate(n=Count("*"))
+        .order_by()
+    )
+    return dict(counts)

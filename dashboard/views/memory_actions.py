@@ -1,8 +1,9 @@
 """The memory card and its actions.
 
-Each action is a POST that htmx sends from the card (the answer is the card again plus the
-tab counts out of band) and that also works as a plain form post (the answer redirects back
-to the page the form came from). Every rule is the service's; this only translates.
+Each action is a POST that htmx sends from the card (the answer is the card again, with its
+real status, and `counts-changed` for the tab bar) and that also works as a plain form post
+(the answer redirects back to the page the form came from). Every rule is the service's;
+this only translates.
 """
 
 from __future__ import annotations
@@ -10,13 +11,12 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from dashboard.views.memory_tabs import with_links
+from dashboard.selectors import with_links
 from foundation.errors import ErrorCode, ServiceError
+from foundation.htmx import answer, refuses_bad_input
 from foundation.views import back, owner_actor, raise_404_if_missing, safe_next
 from memories.models import LIVE_STATUSES
 from memories.selectors import memory_get, memory_history
@@ -54,36 +54,22 @@ def _card(
     *,
     mode: str = "view",
     status: int = 200,
-    oob: bool = False,
+    counts_changed: bool = False,
     **extra,
 ) -> HttpResponse:
-    """The card fragment; with `oob`, the tab counts ride along to update in place."""
+    """The card: for htmx the fragment alone; without JavaScript a card in a mode (edit,
+    delete, history) is a page of its own."""
     if memory is not None:
         with_links([memory])
-    context = {"m": memory, "mode": mode, "next": safe_next(request), **extra}
-    html = render_to_string("memories/_card.html", context, request=request)
-    if oob:
-        html += render_to_string("dashboard/_counts.html", {"oob": True}, request=request)
-    return HttpResponse(html, status=status)
-
-
-def _standalone(
-    request: HttpRequest, memory, *, mode: str, status: int = 200, **extra
-) -> HttpResponse:
-    """Without JavaScript, a card in a mode (edit, delete, history) is a page of its own."""
-    if memory is not None:
-        with_links([memory])
-    context = {"m": memory, "mode": mode, "next": safe_next(request), "tab": "", **extra}  # fmt: skip
-    return render(request, "memories/card_page.html", context, status=status)
+    context = {"m": memory, "mode": mode, "next": safe_next(request), "tab": "", **extra}
+    template = "memories/_card.html" if request.htmx else "memories/card_page.html"
+    return answer(request, template, context, status=status, counts_changed=counts_changed)
 
 
 @login_required
 @require_GET
 def card(request: HttpRequest, memory_id) -> HttpResponse:
-    memory = _get(request, memory_id)
-    if request.htmx:
-        return _card(request, memory)
-    return _standalone(request, memory, mode="view")
+    return _card(request, _get(request, memory_id))
 
 
 @login_required
@@ -97,11 +83,12 @@ def act(request: HttpRequest, memory_id, action: str) -> HttpResponse:
     except ServiceError as error:
         raise_404_if_missing(error)
         if request.htmx:
-            return _card(request, _get(request, memory_id), error=error.message, oob=True)
+            memory = _get(request, memory_id)
+            return _card(request, memory, error=error.message, status=error.http_status)
         messages.error(request, error.message)
         return back(request)
     if request.htmx:
-        return _card(request, memory, oob=True)
+        return _card(request, memory, counts_changed=True)
     return back(request)
 
 
@@ -112,9 +99,7 @@ def correct(request: HttpRequest, memory_id) -> HttpResponse:
     since the form was rendered (the version and id it carried), which is a conflict."""
     memory = _get(request, memory_id)
     if request.method == "GET":
-        if request.htmx:
-            return _card(request, memory, mode="edit", draft=memory.content)
-        return _standalone(request, memory, mode="edit", draft=memory.content)
+        return _card(request, memory, mode="edit", draft=memory.content)
     content = request.POST.get("content", "")
     rendered_version = request.POST.get("version", "")
     error, status = "", 200
@@ -141,17 +126,12 @@ def correct(request: HttpRequest, memory_id) -> HttpResponse:
                 return _card(
                     request,
                     corrected,
-                    oob=True,
+                    counts_changed=True,
                     notice=_("Saved as version %(v)s.") % {"v": corrected.version},
                 )
             messages.success(request, _("Saved as version %(v)s.") % {"v": corrected.version})
             return back(request)
-    if request.htmx:
-        # htmx swaps only 2xx answers by default: the error goes into the form with a 200.
-        return _card(request, memory, mode="edit", draft=content, field_error=error)
-    return _standalone(
-        request, memory, mode="edit", draft=content, field_error=error, status=status
-    )
+    return _card(request, memory, mode="edit", draft=content, field_error=error, status=status)
 
 
 @login_required
@@ -160,27 +140,24 @@ def delete(request: HttpRequest, memory_id) -> HttpResponse:
     """GET: the explicit confirmation step. POST with confirm=yes: the hard delete."""
     memory = _get(request, memory_id)
     if request.method == "GET" or request.POST.get("confirm") != "yes":
-        if request.htmx:
-            return _card(request, memory, mode="delete")
-        return _standalone(request, memory, mode="delete")
+        return _card(request, memory, mode="delete")
     memory_delete(actor=owner_actor(request), memory_id=memory.pk)
     if request.htmx:
-        return _card(request, None, mode="deleted", oob=True)
+        return _card(request, None, mode="deleted", counts_changed=True)
     messages.success(request, _("The memory and its earlier versions were deleted."))
     return back(request)
 
 
 @login_required
 @require_GET
+@refuses_bad_input
 def history(request: HttpRequest, memory_id) -> HttpResponse:
+    """The memory's history, newest first; a cursor not of this memory's is refused (400)."""
     memory = _get(request, memory_id)
-    try:
-        page = memory_history(
-            actor=owner_actor(request), memory_id=memory.pk, limit=HISTORY_LIMIT,
-            cursor=request.GET.get("cursor") or None,
-        )  # fmt: skip
-    except ServiceError:  # a cursor that is not this memory's: start from the newest
-        page = memory_history(actor=owner_actor(request), memory_id=memory.pk, limit=HISTORY_LIMIT)
+    page = memory_history(
+        actor=owner_actor(request), memory_id=memory.pk, limit=HISTORY_LIMIT,
+        cursor=request.GET.get("cursor") or None,
+    )  # fmt: skip
     if request.htmx:
-        return render(request, "memories/_history.html", {"m": memory, "history": page})
-    return _standalone(request, memory, mode="view", history=page)
+        return answer(request, "memories/_history.html", {"m": memory, "history": page})
+    return _card(request, memory, history=page)

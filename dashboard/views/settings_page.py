@@ -12,11 +12,12 @@ import re
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from foundation.errors import ErrorCode, ServiceError
+from foundation.htmx import answer
 from foundation.maintenance.history import recent_runs
 from foundation.maintenance.retention import retention_window_set, retention_windows
 from foundation.views import owner_actor, raise_404_if_missing
@@ -25,20 +26,29 @@ from memories.embeddings.vectors import backfill_soon, embedding_status
 RUNS_SHOWN = 20
 
 
-def _context(request: HttpRequest, **extra) -> dict:
-    return {
-        "tab": "settings",
-        "rules": retention_windows(),
-        "can_edit": request.user.is_superuser,
-        "runs": recent_runs(limit=RUNS_SHOWN),
-        **extra,
-    }
+def _settings(request: HttpRequest, *, status: int = 200, **extra) -> HttpResponse:
+    """The page, or for htmx its retention panel."""
+    context = {
+        "tab": "settings", "rules": retention_windows(), "can_edit": request.user.is_superuser,
+        "runs": recent_runs(limit=RUNS_SHOWN), **extra,
+    }  # fmt: skip
+    return answer(request, "dashboard/settings.html", context, fragment="retention", status=status)
+
+
+def _window(request: HttpRequest) -> int | None:
+    """The posted window: a whole number, or None with `reset` (the environment's default)."""
+    raw = request.POST.get("value", "").strip()
+    if "reset" in request.POST:
+        return None
+    if not re.fullmatch(r"[+-]?\d{1,9}", raw):
+        raise ServiceError(ErrorCode.VALIDATION_ERROR, _("The window must be a whole number."))
+    return int(raw)
 
 
 @login_required
 @require_GET
 def settings_page(request: HttpRequest) -> HttpResponse:
-    return render(request, "dashboard/settings.html", _context(request))
+    return _settings(request)
 
 
 @login_required
@@ -46,32 +56,26 @@ def settings_page(request: HttpRequest) -> HttpResponse:
 def retention_window(request: HttpRequest, rule: str) -> HttpResponse:
     """Set a rule's window (`value`, a whole number in the rule's unit) or, with
     `reset`, go back to the environment's default."""
-    raw = request.POST.get("value", "").strip()
-    error, status = "", 200
     try:
-        if "reset" in request.POST:
-            value = None
-        elif not re.fullmatch(r"[+-]?\d{1,9}", raw):
-            raise ServiceError(ErrorCode.VALIDATION_ERROR, _("The window must be a whole number."))
-        else:
-            value = int(raw)
-        saved = retention_window_set(actor=owner_actor(request), rule=rule, value=value)
-    except ServiceError as exc:
-        raise_404_if_missing(exc)
-        error = exc.message
-        status = 403 if exc.code == ErrorCode.FORBIDDEN else 400
-        saved = None
-    if request.htmx:
-        # htmx swaps only 2xx answers by default: the error goes into the panel with a 200.
-        context = _context(
-            request, error=error, error_rule=rule if error else "", draft=raw, saved=saved
+        saved = retention_window_set(actor=owner_actor(request), rule=rule, value=_window(request))
+    except ServiceError as error:
+        raise_404_if_missing(error)
+        draft = request.POST.get("value", "").strip()
+        return _settings(
+            request, status=error.http_status, error=error.message, error_rule=rule, draft=draft
         )
-        return render(request, "dashboard/settings.html#retention", context)
-    if error:
-        context = _context(request, error=error, error_rule=rule, draft=raw)
-        return render(request, "dashboard/settings.html", context, status=status)
+    if request.htmx:
+        return _settings(request, saved=saved)
     messages.success(request, _("Retention window saved."))
     return redirect("dashboard:settings")
+
+
+def _semantic(request: HttpRequest, *, note: str = "", polling: bool) -> HttpResponse:
+    status = embedding_status(request.user)
+    context = {
+        "status": status, "left": status.stale + status.missing, "note": note, "polling": polling
+    }  # fmt: skip
+    return answer(request, "dashboard/_semantic.html", context)
 
 
 @login_required
@@ -80,42 +84,22 @@ def semantic_status(request: HttpRequest) -> HttpResponse:
     """The owner's embedding progress, loaded after the page (it reads every memory's
     text to compare hashes) and, after a back-fill was asked for (`poll`), polled by htmx
     while work is left."""
-    status = embedding_status(request.user)
-    context = {
-        "status": status,
-        "left": status.stale + status.missing,
-        "polling": request.GET.get("poll") == "1",
-    }
-    return render(request, "dashboard/_semantic.html", context)
+    return _semantic(request, polling=request.GET.get("poll") == "1")
 
 
 @login_required
 @require_POST
 def semantic_backfill(request: HttpRequest) -> HttpResponse:
     """Queue a back-fill of the signed-in owner's memories."""
-    if backfill_soon(request.user):
-        note, status = (
-            _("Back-fill queued: the worker embeds your memories in the background."),
-            202,
+    queued = backfill_soon(request.user)
+    note = (
+        _("Back-fill queued: the worker embeds your memories in the background.")
+        if queued
+        else _(
+            "The back-fill could not be queued: semantic recall is off or the worker's broker is unreachable."
         )
-    else:
-        note, status = (
-            _(
-                "The back-fill could not be queued: semantic recall is off or the worker's broker is unreachable."
-            ),
-            503,
-        )
+    )
     if request.htmx:
-        current = embedding_status(request.user)
-        context = {
-            "status": current,
-            "left": current.stale + current.missing,
-            "note": note,
-            "polling": status == 202,
-        }
-        return render(request, "dashboard/_semantic.html", context, status=200)
-    if status == 202:
-        messages.info(request, note)
-    else:
-        messages.error(request, note)
+        return _semantic(request, note=note, polling=queued)
+    (messages.info if queued else messages.error)(request, note)
     return redirect("dashboard:settings")

@@ -5,41 +5,50 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from accounts.models import PersonalAccessToken, Scope
+from accounts.models import Scope
 from accounts.tokens import token_create, token_revoke
-from foundation.actors import Actor
+from dashboard.selectors import owner_tokens
 from foundation.errors import ServiceError
+from foundation.htmx import answer
+from foundation.views import owner_actor
 
 MAX_TOKENS_SHOWN = 200
 EXPIRY_CHOICES = (7, 30, 90, 365)
+DEFAULT_FORM = {"scopes": ["memories:read", "memories:write"], "expires_in_days": "90"}
 
 
-def _tokens_context(request: HttpRequest, **extra) -> dict:
-    tokens = list(
-        PersonalAccessToken.objects.filter(owner=request.user).order_by("-created_at")[
-            :MAX_TOKENS_SHOWN
-        ]
-    )
-    return {
-        "tab": "tokens",
-        "tokens": tokens,
-        "scopes": Scope.choices,
-        "expiry_choices": EXPIRY_CHOICES,
-        "form": {"scopes": ["memories:read", "memories:write"], "expires_in_days": "90"},
-        **extra,
-    }
+def _tokens_answer(request: HttpRequest, status: int = 200, **extra) -> HttpResponse:
+    """The page, or for htmx its panel (which changed the token count, so the tab bar
+    re-fetches it)."""
+    context = {
+        "tab": "tokens", "tokens": owner_tokens(request.user, limit=MAX_TOKENS_SHOWN),
+        "scopes": Scope.choices, "expiry_choices": EXPIRY_CHOICES, "form": DEFAULT_FORM, **extra,
+    }  # fmt: skip
+    return answer(
+        request, "dashboard/tokens.html", context,
+        fragment="panel", status=status, counts_changed=request.method == "POST",
+    )  # fmt: skip
 
 
-def _tokens_answer(request: HttpRequest, context: dict, status: int = 200) -> HttpResponse:
-    if request.htmx:
-        response = render(request, "dashboard/tokens.html#panel", context, status=200)
-        response.write(render(request, "dashboard/_counts.html", {**context, "oob": True}).content)
-        return response
-    return render(request, "dashboard/tokens.html", context, status=status)
+def _form(request: HttpRequest) -> dict:
+    """The new-token form as typed (shown again if it is refused)."""
+    fields = ("name", "purpose", "agent_name", "projects", "expires_in_days")
+    form = {name: request.POST.get(name, "") for name in fields}
+    form["agent_name"] = form["agent_name"].strip()
+    form["expires_in_days"] = form["expires_in_days"] or "90"
+    return {**form, "scopes": request.POST.getlist("scopes")}
+
+
+def _days(raw: str) -> int:
+    """A number of days; anything else becomes 0, which the service refuses by name."""
+    try:
+        return int(raw)
+    except ValueError:
+        return 0
 
 
 @login_required
@@ -47,45 +56,31 @@ def _tokens_answer(request: HttpRequest, context: dict, status: int = 200) -> Ht
 def tokens(request: HttpRequest) -> HttpResponse:
     """GET: the owner's tokens. POST: create one; the secret is shown in this answer once."""
     if request.method == "GET":
-        return render(request, "dashboard/tokens.html", _tokens_context(request))
-    form = {
-        "name": request.POST.get("name", ""),
-        "purpose": request.POST.get("purpose", ""),
-        "agent_name": request.POST.get("agent_name", "").strip(),
-        "scopes": request.POST.getlist("scopes"),
-        "projects": request.POST.get("projects", ""),
-        "expires_in_days": request.POST.get("expires_in_days", "90"),
-    }
-    try:
-        days = int(form["expires_in_days"])
-    except ValueError:
-        days = 0
+        return _tokens_answer(request)
+    form = _form(request)
     try:
         token, secret = token_create(
-            actor=Actor.owner(request.user),
-            name=form["name"],
-            purpose=form["purpose"],
-            agent_name=form["agent_name"],
-            scopes=form["scopes"],
-            allowed_projects=[p for p in form["projects"].replace("\n", ",").split(",")],
-            expires_in_days=days,
-        )
+            actor=owner_actor(request), name=form["name"], purpose=form["purpose"],
+            agent_name=form["agent_name"], scopes=form["scopes"],
+            allowed_projects=form["projects"].replace("\n", ",").split(","),
+            expires_in_days=_days(form["expires_in_days"]),
+        )  # fmt: skip
     except ServiceError as error:
         field = error.details[0]["field"] if error.details else ""
-        context = _tokens_context(request, form=form, error=error.message, error_field=field)
-        return _tokens_answer(request, context, status=400)
-    context = _tokens_context(request, created=token, secret=secret)
-    return _tokens_answer(request, context)
+        return _tokens_answer(
+            request, error.http_status, form=form, error=error.message, error_field=field
+        )
+    return _tokens_answer(request, created=token, secret=secret)
 
 
 @login_required
 @require_POST
 def token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
     try:
-        token = token_revoke(actor=Actor.owner(request.user), token_id=token_id)
+        token = token_revoke(actor=owner_actor(request), token_id=token_id)
     except ServiceError as error:
         raise Http404(error.message) from error
     if request.htmx:
-        return _tokens_answer(request, _tokens_context(request, revoked=token))
+        return _tokens_answer(request, revoked=token)
     messages.success(request, _("Token “%(name)s” was revoked.") % {"name": token.name})
     return redirect("dashboard:tokens")

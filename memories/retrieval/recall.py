@@ -12,11 +12,11 @@ import json
 import math
 from dataclasses import dataclass, field
 
-from django.core import signing
 from django.db.models import Q, QuerySet
 
 from foundation.actors import Actor
 from foundation.errors import forbidden, validation_error
+from foundation.paging import cursor_decode, cursor_encode
 from memories.access import access_log
 from memories.contract import MAX_ALT_QUERIES, MAX_QUERY_CHARS
 from memories.contract import RECALL_DEFAULT_LIMIT as DEFAULT_LIMIT
@@ -41,7 +41,6 @@ RECENCY_BOOST = 0.1
 RECENCY_HALF_LIFE_DAYS = 30
 SCOPE_BOOST = 0.1  # a project, task or agent memory is more specific than a global one
 SUPERSEDED_FACTOR = 0.5
-CURSOR_SALT = "continuity.recall.cursor"
 
 
 @dataclass(frozen=True)
@@ -332,13 +331,13 @@ def _successors_first(ranked: list[RankedMemory]) -> list[RankedMemory]:
 
 def _read_cursor(cursor: str, digest: str) -> tuple[int, int]:
     """(offset, depth) of a cursor this query, caller and scope issued."""
+    data = cursor_decode(cursor, query=digest)
     try:
-        data = signing.loads(cursor, salt=CURSOR_SALT)
-        offset, depth, bound_to = int(data["o"]), int(data["d"]), data["h"]
-    except (signing.BadSignature, KeyError, TypeError, ValueError):
+        offset, depth = int(data["o"]), int(data["d"])
+    except (KeyError, TypeError, ValueError):
         raise validation_error("cursor is not valid.", field="cursor") from None
-    if bound_to != digest or offset < 0 or not 1 <= depth <= channels.CANDIDATES_PER_CHANNEL:
-        raise validation_error("cursor belongs to another query, caller or scope.", field="cursor")
+    if offset < 0 or not 1 <= depth <= channels.CANDIDATES_PER_CHANNEL:
+        raise validation_error("cursor is not valid.", field="cursor")
     return offset, depth
 
 
@@ -372,10 +371,6 @@ def recall(
     ranking = rank(actor, request, depth)
     page = ranking.ranked[offset : offset + limit]
     more = offset + limit < len(ranking.ranked)
-    next_cursor = (
-        signing.dumps({"o": offset + limit, "d": depth, "h": digest}, salt=CURSOR_SALT)
-        if more
-        else None
-    )
+    next_cursor = cursor_encode({"o": offset + limit, "d": depth}, query=digest) if more else None
     access_log.add(item.memory.pk for item in page)
     return RecallResult(page, ranking.no_confident_match, next_cursor, ranking.receipt)

@@ -1,5 +1,6 @@
 """The Handoffs tab: list with filters and paging, one capsule, expire now (htmx and plain
-post, CSRF enforced), the active count out of band, and nobody else's capsules."""
+post, CSRF enforced), the active count re-fetched after `counts-changed`, and nobody
+else's capsules."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.utils import timezone
 from foundation.actors import Actor
 from handoff.models import HandoffCapsule
 from handoff.services import handoff_create, handoff_expire, handoff_resume
+from tests.htmx import counts_after
 
 from .conftest import DashboardClient
 
@@ -48,15 +50,23 @@ def test_the_tab_lists_every_capsule_with_its_agent_state_and_resume(browser, ca
 @pytest.mark.parametrize(
     "state, expected",
     [
+        ("", {"open", "resumed", "expired"}),
         ("active", {"open", "resumed"}),
+        ("open", {"open"}),
         ("resumed", {"resumed"}),
         ("expired", {"expired"}),
-        ("bogus", {"open", "resumed", "expired"}),
     ],
 )
 def test_the_state_filter_narrows_the_list(browser, capsules, state, expected):
     html = browser.get("/handoffs/", {"state": state}).content.decode()
     assert {name for name, c in capsules.items() if f'id="h-{c.pk}"' in html} == expected
+
+
+def test_an_unknown_state_is_refused_not_ignored(browser, capsules):
+    response = browser.get("/handoffs/", {"state": "bogus"})
+    html = response.content.decode()
+    assert response.status_code == 400 and "active, open, resumed, expired" in html
+    assert not any(f'id="h-{c.pk}"' in html for c in capsules.values())
 
 
 def test_the_task_filter_matches_the_exact_task_id_including_chinese(browser, capsules):
@@ -91,17 +101,13 @@ def test_one_capsule_shows_summary_decisions_next_steps_artifacts_and_blockers(b
         assert text in html
 
 
-def test_expire_over_htmx_swaps_the_row_and_updates_the_count_out_of_band(browser, capsules):
+def test_expire_over_htmx_swaps_the_row_and_announces_the_counts_changed(browser, capsules):
     capsule = capsules["open"]
     response = browser.post(f"/handoffs/{capsule.pk}/expire/", htmx=True)
     html = response.content.decode()
     assert response.status_code == 200 and "<html" not in html
-    assert (
-        f'id="h-{capsule.pk}"' in html
-        and "state-expired" in html
-        and "Expire now" not in html.split("count-")[0]
-    )
-    assert '<span class="count" id="count-handoffs" hx-swap-oob="true">1</span>' in html
+    assert f'id="h-{capsule.pk}"' in html and "state-expired" in html and "Expire now" not in html
+    assert counts_after(browser, response)["handoffs"] == 1
     assert HandoffCapsule.objects.get(pk=capsule.pk).is_expired
 
 

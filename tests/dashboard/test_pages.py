@@ -141,8 +141,10 @@ def test_lists_page_by_keyset_and_htmx_gets_only_the_next_page(browser, owner):
     assert len({part.split(" ")[0] for part in shown}) == 30
 
 
-def test_a_garbled_cursor_starts_from_the_top(browser, world):
-    assert browser.get("/", {"cursor": "!!not-a-cursor"}).status_code == 200
+def test_a_garbled_cursor_is_refused_not_restarted_from_the_top(browser, world):
+    response = browser.get("/", {"cursor": "!!not-a-cursor"})
+    assert response.status_code == 400 and b"cursor is not valid" in response.content
+    assert b'<article class="card' not in response.content
 
 
 def test_search_matches_content_across_scopes_with_filters(browser, world):

@@ -1,0 +1,66 @@
+"""The Overview's charts as SVG geometry computed on the server (no chart library, nothing
+to download): the template only places the shapes."""
+
+from __future__ import annotations
+
+from datetime import date
+
+BAR_WIDTH = 320
+ROW = 22
+MAX_AGENTS = 6
+COLUMN_HEIGHT, COLUMN_WIDTH = 160, 56
+# Colour-blind safe (Okabe–Ito), in a fixed order so an agent keeps its colour.
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#555555"]
+TRUST_COLOURS = {
+    "inferred": "#B26B00",
+    "observed": "#0B57D0",
+    "confirmed": "#146C2E",
+    "locked": "#12263F",
+}
+
+
+def bars(counts: dict[str, int], order, colours=None) -> dict:
+    """Horizontal bars, one row per value in `order`, scaled to the largest."""
+    top = max(counts.values(), default=0) or 1
+    rows = []
+    for index, name in enumerate(order):
+        value = counts.get(name, 0)
+        rows.append({
+            "name": name, "value": value, "y": index * ROW, "text_y": index * ROW + 15,
+            "width": round(BAR_WIDTH * value / top, 1),
+            "colour": (colours or {}).get(name, PALETTE[0]),
+        })  # fmt: skip
+    return {"rows": rows, "height": len(order) * ROW, "total": sum(counts.values())}
+
+
+def stacked_columns(days: list[date], cells: dict[tuple[date, str], int]) -> dict:
+    """Stacked columns: one per day, one colour per agent (the busiest MAX_AGENTS by name,
+    the rest as 'others'; the owner as 'you')."""
+    per_agent: dict[str, int] = {}
+    for (_, agent), n in cells.items():
+        per_agent[agent] = per_agent.get(agent, 0) + n
+    agents = sorted(per_agent, key=lambda name: (-per_agent[name], name))
+    shown, others = agents[:MAX_AGENTS], set(agents[MAX_AGENTS:])
+    legend = [{"name": name, "colour": PALETTE[i % len(PALETTE)]} for i, name in enumerate(shown)]
+    if others:
+        legend.append({"name": "…", "colour": PALETTE[-1]})
+    colour = {item["name"]: item["colour"] for item in legend}
+    totals = {day: sum(n for (d, _), n in cells.items() if d == day) for day in days}
+    top = max(totals.values(), default=0) or 1
+    height, column = COLUMN_HEIGHT, COLUMN_WIDTH
+    columns = []
+    for index, day in enumerate(days):
+        y = height
+        segments = []
+        for agent in [*shown, *sorted(others)]:
+            n = cells.get((day, agent), 0)
+            if not n:
+                continue
+            h = round(height * n / top, 1)
+            y -= h
+            segments.append({"agent": agent, "n": n, "y": round(y, 1), "h": h,
+                             "colour": colour.get(agent, PALETTE[-1])})  # fmt: skip
+        columns.append({"day": day, "bar_x": index * column + 6, "mid_x": index * column + column // 2,
+                        "total": totals[day], "segments": segments})  # fmt: skip
+    return {"columns": columns, "legend": legend, "height": height, "width": len(days) * column,
+            "top": top, "total": sum(totals.values())}  # fmt: skip

@@ -1,0 +1,174 @@
+"""Reads behind the dashboard's pages that combine several apps' nouns (a memory with its
+links and how often it was injected; Review's queue; Activity's agents), each returning
+what one page renders. Every read is owner-scoped and paged by keyset."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from accounts.models import PersonalAccessToken
+from dashboard.cache import per_generation
+from foundation.paging import Page, keyset_page, query_key
+from injection.selectors import injection_counts
+from memories.models import EventType, Memory, MemoryLink
+from memories.selectors import (
+    MAX_FILTER_CHARS,
+    MemoryFilters,
+    contradicted_by,
+    disputed_memories,
+    inferred_memories,
+    memories_for_owner,
+    memory_totals,
+    owner_events,
+    pending_proposals,
+    project_memories,
+    project_totals,
+    writes_per_agent_on,
+)
+
+MAX_LINKS_PER_PAGE = 500
+MAX_PROJECT_SECTIONS = 100
+MAX_PROPOSALS_SHOWN = 10
+# Review is a work queue with up to three cards per dispute: shorter pages keep it quick.
+REVIEW_DISPUTES_PER_PAGE = 10
+REVIEW_INFERRED_PER_PAGE = 15
+MAX_AGENT_CHOICES = 50
+WRITE_EVENTS = (EventType.CREATED, EventType.REPLACED, EventType.MERGED, EventType.CORRECTED)
+
+
+def with_links(memories: list[Memory]) -> list[Memory]:
+    """Attach each memory's links (both directions) and how often it was injected into
+    prompts, with one query each for the whole page."""
+    ids = [memory.pk for memory in memories]
+    by_id: dict = {pk: [] for pk in ids}
+    if ids:
+        links = (
+            MemoryLink.objects.filter(Q(from_memory__in=ids) | Q(to_memory__in=ids))
+            .select_related("from_memory", "to_memory")
+            .order_by("-created_at")[:MAX_LINKS_PER_PAGE]
+        )
+        for link in links:
+            for end in (link.from_memory_id, link.to_memory_id):
+                if end in by_id and link not in by_id[end]:
+                    by_id[end].append(link)
+    injected = injection_counts(ids)
+    for memory in memories:
+        memory.dash_links = by_id[memory.pk]
+        memory.dash_injected = injected.get(memory.pk, 0)
+    return memories
+
+
+def memory_page(
+    user, tab: str, queryset: QuerySet | list[QuerySet], cursor: str | None, *filters, **options
+) -> Page:
+    """One page of a memory tab, its cards' links attached; the cursor is bound to the tab,
+    the owner and `filters`."""
+    page = keyset_page(
+        queryset, cursor, query=query_key("dashboard", tab, user.pk, *filters), **options
+    )
+    with_links(page.items)
+    return page
+
+
+def search_page(actor, filters: MemoryFilters, cursor: str | None) -> Page:
+    """A page of every memory of the owner matching `filters` (see memories_for_owner)."""
+    queryset = memories_for_owner(actor, filters)
+    return memory_page(actor.user, "search", queryset, cursor, filters)
+
+
+@dataclass
+class ProjectsTab:
+    sections: list[dict]
+    selected: str
+    page: Page
+
+
+def projects_tab(user, *, project: str, cursor: str | None) -> ProjectsTab:
+    """The busiest projects (most memories first), and a page of the chosen one's (by
+    default the busiest)."""
+    totals = sorted(project_totals(user).items(), key=lambda item: (-item[1], item[0]))
+    sections = [{"scope_key": key, "count": n} for key, n in totals[:MAX_PROJECT_SECTIONS]]
+    selected = project[:MAX_FILTER_CHARS] or (sections[0]["scope_key"] if sections else "")
+    parts = [part.filter(scope_key=selected) for part in project_memories(user)]
+    return ProjectsTab(sections, selected, memory_page(user, "projects", parts, cursor, selected))
+
+
+@dataclass
+class ReviewQueue:
+    section: str
+    disputed: Page
+    inferred: Page
+    pairs: list[tuple[Memory, Memory | None]] = field(default_factory=list)
+    proposals: list = field(default_factory=list)
+
+
+def review_queue(user, *, section: str, cursor: str | None) -> ReviewQueue:
+    """Disputed memories beside the memory each contradicts, compaction's proposals, then
+    inferred memories to confirm. `cursor` pages the named `section` (disputed, inferred)."""
+    disputed = keyset_page(
+        disputed_memories(user), cursor if section == "disputed" else None,
+        query=query_key("dashboard", "review", user.pk, "disputed"), size=REVIEW_DISPUTES_PER_PAGE,
+    )  # fmt: skip
+    inferred = keyset_page(
+        inferred_memories(user), cursor if section == "inferred" else None,
+        query=query_key("dashboard", "review", user.pk, "inferred"), size=REVIEW_INFERRED_PER_PAGE,
+    )  # fmt: skip
+    against = contradicted_by(user, [memory.pk for memory in disputed.items])
+    pairs = [(memory, against.get(memory.pk)) for memory in disputed.items]
+    proposals = pending_proposals(user, limit=MAX_PROPOSALS_SHOWN)
+    shown = [m for pair in pairs for m in pair if m is not None] + inferred.items
+    with_links(shown + [m for _, memories in proposals for m in memories])
+    return ReviewQueue(section, disputed, inferred, pairs, proposals)
+
+
+def agent_choices(user, *, also: str = "") -> list[str]:
+    """The agents the owner issued tokens to (a distinct over the whole event stream would
+    read every event), plus `also` (another name can still be filtered by in the URL)."""
+    names = set(
+        PersonalAccessToken.objects.filter(owner=user)
+        .order_by("-created_at")
+        .values_list("agent_name", flat=True)[:MAX_AGENT_CHOICES]
+    )
+    return sorted(names | ({also} if also and also != "owner" else set()))
+
+
+def activity_page(user, *, agent: str, event_type: str, cursor: str | None) -> Page:
+    """A page of the owner's event stream, newest first, for one agent and event type."""
+    events = owner_events(user, agent=agent, event_type=event_type)
+    query = query_key("dashboard", "activity", user.pk, agent, event_type)
+    return keyset_page(events, cursor, query=query, field="created_at")
+
+
+def owner_tokens(user, *, limit: int) -> list[PersonalAccessToken]:
+    """The owner's access tokens, newest first (revoked and expired ones included)."""
+    return list(PersonalAccessToken.objects.filter(owner=user).order_by("-created_at")[:limit])
+
+
+def writes_by_day(user, days: list[date]) -> dict[tuple[date, str], int]:
+    """Write events per (day, agent) over these local days, one grouped count per day."""
+    cells: dict[tuple[date, str], int] = {}
+    for day in days:
+        start = timezone.make_aware(datetime.combine(day, time.min))
+        counts = writes_per_agent_on(
+            user, start=start, end=start + timedelta(days=1), event_types=WRITE_EVENTS
+        )
+        cells.update({(day, agent): n for agent, n in counts.items()})
+    return cells
+
+
+def overview_totals(user, days: list[date]) -> tuple[dict, dict, dict]:
+    """(memories by kind, by trust, writes per day and agent). Tens of ms at 100k
+    memories, so reused until the owner's next write."""
+    return per_generation(
+        user,
+        f"overview:{days[-1].isoformat()}",
+        lambda: (
+            memory_totals(user, "kind"),
+            memory_totals(user, "trust"),
+            writes_by_day(user, days),
+        ),
+    )
