@@ -34,6 +34,7 @@ from accounts.tokens import hash_token
 from continuity.mcp.calls import Caller, as_tool, current_caller, error_result
 from continuity.mcp.tools import TOOLS
 from foundation.errors import ErrorCode, ServiceError, unavailable_error
+from foundation.input_guard import check_json
 
 MCP_PATH = "/mcp"
 MAX_REQUEST_BYTES = 1024 * 1024
@@ -55,16 +56,6 @@ def _validation_failure(error: ValidationError) -> ServiceError:
     return ServiceError(
         ErrorCode.VALIDATION_ERROR, "Invalid arguments: " + "; ".join(parts), details
     )
-
-
-def _holds_nul(value: Any) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
-    if isinstance(value, list):
-        return any(_holds_nul(item) for item in value)
-    return False
 
 
 class ContinuityMCP(MCPServer):
@@ -112,14 +103,12 @@ class ContinuityMCP(MCPServer):
                         [{"field": field, "message": "unknown argument"} for field in unknown],
                     )
                 )
-            if _holds_nul(arguments):
-                # As the HTTP doors refuse it (continuity/middleware.py): U+0000 cannot be stored.
-                return error_result(
-                    ServiceError(
-                        ErrorCode.VALIDATION_ERROR,
-                        "The arguments contain a NUL character (U+0000).",
-                    )
-                )
+            try:
+                # What the HTTP doors refuse too (foundation/input_guard.py): NUL, unpaired
+                # surrogates, nesting past the bound, integers past 2^53.
+                check_json(arguments)
+            except ServiceError as refused:
+                return error_result(refused)
             return await super().call_tool(name, arguments, context)
         except ToolError as error:
             cause = error.__cause__

@@ -130,3 +130,27 @@ def test_ordinary_text_in_any_script_passes(client, agent_headers):
         "/api/v1/memories", json.dumps(body), content_type="application/json", headers=agent_headers
     )
     assert response.status_code == 201, response.content
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"content": f"Use uv{LONE}", "kind": "preference"},
+        {"content": "Use uv", "kind": "preference", "tags": [f"a{LONE}"]},
+        {"content": "Use uv", "kind": "preference", "value": {"n": 2**60}},
+        {
+            "content": "Use uv",
+            "kind": "preference",
+            "value": {"a": json.loads("[" * 40 + "]" * 40)},
+        },
+    ],
+    ids=["surrogate", "surrogate-in-list", "huge-integer", "too-deep"],
+)
+@pytest.mark.django_db(transaction=True)
+def test_an_mcp_tool_call_is_guarded_like_the_http_doors(mcp_as, arguments):
+    client = mcp_as("claude-code")
+    before = database_dump()
+    result = client.call("memory_remember", arguments)
+    assert result.is_error
+    assert result.structured_content["error"]["code"] == "VALIDATION_ERROR"
+    assert database_dump() == before
