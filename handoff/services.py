@@ -120,9 +120,7 @@ def handoff_create(
         )
     }  # fmt: skip
     expires = _expiry(expires_at, now)
-    gates.check_no_secrets(
-        {"task_id": task_id, "summary": summary, **{k: "\n".join(v) for k, v in lists.items()}}
-    )
+    gates.gate_secrets(task_id=task_id, summary=summary, **lists)
     capsule = HandoffCapsule(
         owner=actor.user, task_id=task_id, summary=summary, status=status,
         from_agent=actor.agent_name, from_token=actor.token, created_at=now,

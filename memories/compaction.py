@@ -56,7 +56,8 @@ from memories.models import (
     Trust,
 )  # fmt: skip
 from memories.retrieval import index as search_index
-from memories.services.common import record_event, supersede
+from memories.services.common import record_event, save_new, supersede
+from memories.services.follow_up import memories_follow_up
 from memories.text import analyze, assess, fingerprint
 
 # Near-duplicate search per scope: the most recently updated memories only, and terms held
@@ -154,6 +155,8 @@ def _merge_group(owner_id, fresh: str, pks: list) -> int:
         survivor.key = keys.pop()
         fields.append("key")
     survivor.save(update_fields=fields)
+    if "key" in fields:
+        memories_follow_up([survivor])
     record_event(
         actor=actor, memory=survivor, event_type=EventType.MERGED,
         patch={"merged": [str(d.pk) for d in duplicates]}, reason=reason,
@@ -365,7 +368,7 @@ def _roll_up_week(owner_id, scope_key: str, week: str, visibility: str, pks: lis
             actor, previous, successor=summary, reason="compaction: late episodes for this week"
         )
     else:
-        summary.save()
+        save_new(summary)
     MemoryLink.objects.bulk_create(
         [MemoryLink(owner=owner, from_memory=summary, to_memory=memory, relation=Relation.DERIVED_FROM,
                     created_by_agent=ROLLUP_AGENT) for memory in sources],

@@ -1,322 +1,38 @@
-"""The write gate: what may never enter the memory store (DESIGN §1.3).
+"""The write gate: what may never enter the memory store (DESIGN §1.3), at one point.
 
-A memory write is rejected, not silently scrubbed, when it carries a credential: the agent
-gets a clear SECRET_REJECTED naming the rule and the field, and can rephrase. Captured
-conversations cannot be bounced, so capture calls `redact` with the same rule table.
-Personal numbers (payment cards, PRC resident ID numbers) are in that table too, reported
-only when their checksums hold.
-
-Every rule favours catching a real credential over tolerating an odd phrasing, but values
-that are evidently not secrets pass: placeholders (`<password>`, `***`, `xxx`, `changeme`),
-references to where a secret lives (`${DB_PASSWORD}`, `$TOKEN`, `os.environ[...]`,
-`{{ token }}`), file paths, and prose ("the password field must be hashed").
+Every write path (remember, correct, checkpoint, forget, links, package import and the
+importers from other tools, handoff capsules) hands *every* field it stores to this module:
+`gate_memory` for a memory's fields, `gate_secrets` for any other stored text. A write is
+rejected, not silently scrubbed, when it carries a credential: the caller gets a clear
+SECRET_REJECTED naming the rule and the field, and can rephrase. Captured conversations
+cannot be bounced, so capture calls `redact` with the same rule table
+(memories.secret_rules).
 """
 
 from __future__ import annotations
 
-import re
+import json
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 
 from foundation.errors import ErrorCode, ServiceError, validation_error
-from memories.identifiers import card_number_valid, card_shaped, prc_id_valid
 from memories.models.choices import MAX_CONTENT_CHARS  # the data model's bound (DESIGN §3)
+from memories.secret_rules import RULE_NAMES, SECRET_RULES, SecretFinding, SecretRule
 
-
-@dataclass(frozen=True)
-class SecretFinding:
-    rule: str
-    start: int
-    end: int
-
-
-@dataclass(frozen=True)
-class SecretRule:
-    """A credential shape. When the pattern has a `secret` group, only that span is reported
-    (so redaction keeps "DB_PASSWORD=" readable); `validate` weeds out look-alikes."""
-
-    name: str
-    pattern: re.Pattern[str]
-    validate: Callable[[re.Match[str]], bool] | None = None
-
-    def findings(self, text: str) -> Iterator[SecretFinding]:
-        has_secret_group = "secret" in self.pattern.groupindex
-        for match in self.pattern.finditer(text):
-            if self.validate is None or self.validate(match):
-                start, end = match.span("secret") if has_secret_group else match.span()
-                yield SecretFinding(self.name, start, end)
-
-
-# --- what a secret value looks like -------------------------------------------------------
-
-_PLACEHOLDER_WORDS = frozenset(
-    "password passwd passphrase pwd pass secret token changeme change_me change-me example "
-    "placeholder redacted hidden masked none null nil undefined empty unset required optional "
-    "string str hashed encrypted dummy sample todo tbd fixme your_password yourpassword".split()
-)
-# Where a secret *lives* rather than the secret: shell/env expansion, templates, code paths.
-_REFERENCE = re.compile(
-    r"""^(?:[$%<{\[(`*]|os\.|process\.env|env\(|getenv|settings\.|config\.|self\.|request\.)""",
-    re.IGNORECASE,
-)
-_MASK_CHARS = frozenset("x*.#-_•…?")
-_PATH = re.compile(r"^(?:~?/|\.\.?/|[A-Za-z]:\\)")
-_CODE_CALL = re.compile(r"^[A-Za-z_][\w.]*\(")  # pwd = Path.cwd(), password = getpass()
-# Words that follow "password:" in documentation and configuration prose.
-_PROSE_WORDS = frozenset(
-    "required optional hashed encrypted salted stored hidden masked redacted reset rotated "
-    "expired invalid missing needed mandatory disabled enabled files compat".split()
-)
-
-
-def _unquote(value: str) -> str:
-    return value.strip().strip("\"'“”‘’`").strip()
-
-
-def _is_placeholder(value: str) -> bool:
-    value = _unquote(value)
-    lowered = value.lower()
-    return (
-        not value
-        or lowered in _PLACEHOLDER_WORDS
-        or bool(_REFERENCE.match(value))
-        or set(lowered) <= _MASK_CHARS
-        or "example" in lowered
-        or lowered.startswith(("your", "<", "xxx"))
-    )
-
-
-def _looks_random(value: str, min_length: int) -> bool:
-    """Machine-made credentials mix character classes and repeat few characters."""
-    value = _unquote(value)
-    if len(value) < min_length or _is_placeholder(value):
-        return False
-    classes = (str.islower, str.isupper, str.isdigit)
-    mixed = sum(any(test(c) for c in value) for test in classes) >= 2
-    return mixed and len(set(value)) >= min(10, len(value) // 2)
-
-
-# --- validators ---------------------------------------------------------------------------
-
-
-def _group_is_random(group: str, min_length: int) -> Callable[[re.Match[str]], bool]:
-    return lambda match: _looks_random(match[group], min_length)
-
-
-def _authorization_is_credential(match: re.Match[str]) -> bool:
-    # "Authorization: Bearer abc12345" is a credential; "Authorization: required" is prose.
-    return _looks_random(match["value"], 8 if match["scheme"] else 16)
-
-
-_COOKIE_ATTRIBUTES = frozenset(
-    "path domain expires max-age samesite secure httponly partitioned priority name".split()
-)
-
-
-def _cookie_is_set(match: re.Match[str]) -> bool:
-    # Cookie values are often short ("a=b"), so only attributes and placeholders are excused.
-    return match["name"].lower() not in _COOKIE_ATTRIBUTES and not _is_placeholder(match["value"])
-
-
-def _key_block_has_body(match: re.Match[str]) -> bool:
-    # A header quoted in prose ("never commit -----BEGIN ... PRIVATE KEY----- files") passes.
-    return re.search(r"[A-Za-z0-9+/]{16,}", match["body"]) is not None
-
-
-def _password_is_plausible(match: re.Match[str]) -> bool:
-    raw = match["secret"]
-    value = _unquote(raw).rstrip(".!?:)")  # sentence punctuation after a bare word
-    if len(value.replace(" ", "")) < 6 or _is_placeholder(value) or _PATH.match(value):
-        return False
-    if raw[0] in "\"'“‘":
-        return True
-    if _CODE_CALL.match(value):
-        return False
-    if not value.isalpha():
-        return True
-    # A bare word: "password: letmein" is a secret, "the password is stored in..." is not.
-    operator = match["operator"] or match["flag"] or match["cjk_operator"] or ""
-    if value.lower() in _PROSE_WORDS or operator.strip().lower() == "is":
-        return False
-    rest = match.string[match.end("secret") :].lstrip(" \t")
-    return not rest[:1].isalpha()
-
-
-def _card_is_valid(match: re.Match[str]) -> bool:
-    digits = re.sub(r"[ -]", "", match[0])
-    if card_number_valid(digits):
-        return True
-    # "4111 1111 1111 1111 12 pcs": a stray group rides along rather than hide the card,
-    # unless the whole is itself shaped like a (wrong) card number.
-    return bool(match["sep"]) and not card_shaped(digits) and card_number_valid(digits[:16])
-
-
-def _prc_id_is_valid(match: re.Match[str]) -> bool:
-    return prc_id_valid(match[0])
-
-
-def _url_password_is_real(match: re.Match[str]) -> bool:
-    # Local defaults such as postgres://postgres:postgres@localhost are not secrets.
-    password = match["secret"]
-    return (
-        len(password) >= 6
-        and password != match["user"]
-        and password.lower() not in {"postgres", "password", "secret", "guest", "admin", "root"}
-        and not _is_placeholder(password)
-    )
-
-
-# --- the rules ----------------------------------------------------------------------------
-
-_QUOTED = r""""[^"\n]{1,200}"|'[^'\n]{1,200}'|“[^”\n]{1,200}”"""
-_QUOTED_OR_BARE = rf"""(?:{_QUOTED}|(?:(?!["',;])[!-~])+)"""
-_OPERATOR = r"""["']?\s*(?::=|=>|[=:：])\s*"""
-_I = re.IGNORECASE
-
-SECRET_RULES: tuple[SecretRule, ...] = (
-    # Specific shapes first: when two rules report the same span, the earlier one names it.
-    SecretRule(
-        # The search for the END line stops at the next BEGIN, so text full of unterminated
-        # headers stays linear.
-        "private_key_block",
-        re.compile(
-            r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?P<body>(?:(?!-----BEGIN)[\s\S])*?"
-            r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s:,-]*)"
-        ),
-        _key_block_has_body,
-    ),
-    SecretRule(
-        # Our own PATs (accounts.tokens.TOKEN_MARKER), also inside URLs and words; a
-        # truncated token still leaks most of its secret, hence 16+ rather than exactly 40.
-        "continuity_token",
-        re.compile(r"(?P<secret>cont_pat_(?P<body>[A-Za-z0-9_-]{16,}))"),
-        _group_is_random("body", 16),
-    ),
-    SecretRule(
-        "authorization_header",
-        re.compile(
-            r"(?<![a-z0-9-])(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?(?P<secret>(?:(?P<scheme>"
-            r"bearer|basic|token|digest|negotiate|ntlm|apikey|aws4-hmac-sha256)\s+)?"
-            r"(?P<value>[A-Za-z0-9._~+/=:-]{8,}))",
-            _I,
-        ),
-        _authorization_is_credential,
-    ),
-    SecretRule(
-        "cookie_header",
-        re.compile(
-            r"(?<![a-z0-9-])(?:set-)?cookie[\"']?\s*:\s*[\"']?(?P<secret>"
-            r"(?P<name>[A-Za-z0-9_.!#$%&*+^|~-]+)=(?P<value>[^\s;,\"']+)"
-            r"(?:;\s*[A-Za-z0-9_.!#$%&*+^|~-]+=[^\s;,\"']*)*)",
-            _I,
-        ),
-        _cookie_is_set,
-    ),
-    SecretRule(
-        # OpenAI (sk-, sk-proj-, sk-svcacct-), Anthropic (sk-ant-api03-), Stripe (sk_live_).
-        # The lookbehind keeps "task-" and "desk-" out.
-        "api_key",
-        re.compile(
-            r"(?<![A-Za-z0-9_-])(?P<secret>(?:sk-(?:proj-|ant-(?:api|admin)\d\d-|svcacct-|admin-)?"
-            r"|[sr]k_(?:live|test)_)(?P<body>[A-Za-z0-9_-]{20,}))"
-        ),
-        _group_is_random("body", 20),
-    ),
-    SecretRule(
-        "github_token",
-        re.compile(r"(?<!\w)(?P<secret>(?:gh[pousr]_|github_pat_)(?P<body>\w{30,}))", re.A),
-        _group_is_random("body", 30),
-    ),
-    SecretRule(
-        "slack_token",
-        re.compile(
-            r"(?<![A-Za-z0-9])(?P<secret>(?:xox[abprse]|xapp-\d)-(?P<body>[A-Za-z0-9-]{10,}))"
-        ),
-        _group_is_random("body", 10),
-    ),
-    SecretRule(
-        # The AWS documentation key AKIAIOSFODNN7EXAMPLE is caught too: it is shaped like a
-        # credential, and agents should learn to leave key-shaped strings out.
-        "aws_access_key",
-        re.compile(r"(?<![A-Za-z0-9])(?P<secret>A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16})(?![A-Za-z0-9])"),
-    ),
-    SecretRule(
-        "aws_secret_key",
-        re.compile(
-            r"(?<![a-z0-9])aws[_\s.-]?secret(?:[_\s.-]?access)?[_\s.-]?key"
-            + _OPERATOR
-            + r"[\"']?(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
-            _I,
-        ),
-        _group_is_random("secret", 40),
-    ),
-    SecretRule(
-        # Outside an Authorization header ("call it with bearer eyJ..."); inside one, the
-        # header rule's wider finding absorbs this one.
-        "bearer_token",
-        re.compile(r"(?<![a-z0-9])bearer\s+(?P<secret>[A-Za-z0-9._~+/-]{12,}=*)", _I),
-        _group_is_random("secret", 12),
-    ),
-    SecretRule(
-        "url_credentials",
-        re.compile(
-            r"(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{1,20}://"
-            r"(?P<user>[^\s:/@]{0,100}):(?P<secret>[^\s/@]{1,200})@",
-            _I,
-        ),
-        _url_password_is_real,
-    ),
-    SecretRule(
-        # An assignment operator is required: "password reset flow" and "use a password
-        # manager" are prose. English "is" counts only for values that are not bare words.
-        "password_assignment",
-        re.compile(
-            r"(?:(?<![a-z0-9])(?:password|passwd|passphrase|pwd)"
-            r"(?P<operator>" + _OPERATOR + r"|\s+is\s+)"
-            r"|(?<![a-z0-9])--(?:password|passwd)(?P<flag>\s+)"
-            r"|(?:密码|口令)\s*(?P<cjk_operator>[:=：]|是|为|设为|设置为|改为|改成)\s*)"
-            r"(?P<secret>" + _QUOTED_OR_BARE + r")",
-            _I,
-        ),
-        _password_is_plausible,
-    ),
-    SecretRule(
-        # Generic `*_API_KEY=`, `SECRET_KEY=`, `"access_token": "..."` with a machine-made value.
-        "secret_assignment",
-        re.compile(
-            r"(?<![a-z0-9])(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token"
-            r"|auth[_-]?token|refresh[_-]?token|bot[_-]?token|secret|token)"
-            + _OPERATOR
-            + r"[\"']?(?P<secret>[A-Za-z0-9._~+/=!@#%^*-]{16,})",
-            _I,
-        ),
-        _group_is_random("secret", 16),
-    ),
-    SecretRule(
-        # PRC resident identity number; before card_number so an 18-digit number that also
-        # passes Luhn is named for what its checksum and birth date prove it is.
-        "prc_id_number",
-        re.compile(
-            r"(?<![0-9A-Za-z])[1-9][0-9]{5}(?:18|19|20)[0-9]{2}(?:0[1-9]|1[0-2])"
-            r"(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9Xx](?![0-9A-Za-z])"
-        ),
-        _prc_id_is_valid,
-    ),
-    SecretRule(
-        # Payment card numbers: 13-19 digits together, or in groups of four (Amex 4-6-5)
-        # with one kind of separator; the validator checks issuer, length and Luhn digit.
-        "card_number",
-        re.compile(
-            r"(?<![0-9][ -])(?<![0-9])(?:[0-9]{13,19}"
-            r"|[0-9]{4}(?P<sep>[ -])[0-9]{4}(?P=sep)[0-9]{4}(?P=sep)[0-9]{1,4}(?:(?P=sep)[0-9]{1,3})?"
-            r"|[0-9]{4}(?P<amex_sep>[ -])[0-9]{6}(?P=amex_sep)[0-9]{4,5})"
-            r"(?![0-9])"
-        ),
-        _card_is_valid,
-    ),
-)
-RULE_NAMES = tuple(rule.name for rule in SECRET_RULES)
+__all__ = [
+    "MAX_CONTENT_CHARS",
+    "RULE_NAMES",
+    "SECRET_RULES",
+    "SecretFinding",
+    "SecretRule",
+    "check_no_secrets",
+    "check_size",
+    "field_text",
+    "find_secrets",
+    "gate_memory",
+    "gate_secrets",
+    "redact",
+]
 
 
 # --- the gate -----------------------------------------------------------------------------
@@ -384,3 +100,51 @@ def check_size(content: str | None, limit: int = MAX_CONTENT_CHARS) -> None:
             "statement per memory and put long material elsewhere.",
             field="content",
         )
+
+
+# --- the one gate every write passes ----------------------------------------------------------
+
+
+def field_text(value: object) -> str:
+    """A stored value as the text the rules read: lists one item a line, JSON objects
+    serialised (their keys too), nothing for None."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return "\n".join(field_text(item) for item in value)
+    if isinstance(value, Mapping):
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)
+
+
+def gate_secrets(**fields: object) -> dict[str, str]:
+    """SECRET_REJECTED when any stored field, whatever its shape, holds a credential.
+    Returns the fields as the text that was checked."""
+    texts = {name: field_text(value) for name, value in fields.items()}
+    check_no_secrets(texts)
+    return texts
+
+
+def gate_memory(
+    *,
+    content: str,
+    key: str | None = None,
+    value: object = None,
+    scope_key: str | None = None,
+    tags: object = None,
+    retrieval_hints: object = None,
+    source_agent: str | None = None,
+    reason: str | None = None,
+    idempotency_key: str | None = None,
+) -> dict[str, str]:
+    """The gate of every memory write: the statement within size, and no credential in any
+    field the write stores (the memory's own text and JSON fields, and the reason and
+    idempotency key its history keeps). Returns the checked fields as text."""
+    check_size(content)
+    return gate_secrets(
+        content=content, key=key, value=value, scope_key=scope_key, tags=tags,
+        retrieval_hints=retrieval_hints, source_agent=source_agent, reason=reason,
+        idempotency_key=idempotency_key,
+    )  # fmt: skip

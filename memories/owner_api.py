@@ -9,7 +9,8 @@ owner, shape the answer. Trust, scope, secrets, size and history rules all live 
     GET    memories/{id}/            one memory, its links and its version chain
     DELETE memories/{id}/?confirm=true, POST memories/{id}/delete/ {"confirm": true}
     POST   memories/{id}/confirm|lock|unlock|restore/
-    POST   memories/{id}/correct/    {content, value, kind, tags, retrieval_hints, reason}
+    POST   memories/{id}/correct/    {content, value, kind, tags, retrieval_hints, reason,
+                                      expected_version}
     POST   memories/{id}/archive/    {reason}
     POST   memories/{id}/link/       {to_id | uri, relation}
     GET    memories/{id}/history/    ?limit=&cursor=
@@ -146,6 +147,7 @@ class CorrectIn(StrictSerializer):
     tags = _string_list()
     retrieval_hints = _string_list()
     reason = StrictCharField(required=False, allow_blank=True, allow_null=True)
+    expected_version = serializers.IntegerField(required=False, allow_null=True, min_value=0)
 
 
 class ArchiveIn(StrictSerializer):

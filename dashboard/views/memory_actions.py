@@ -18,7 +18,6 @@ from dashboard.selectors import with_links
 from foundation.errors import ErrorCode, ServiceError
 from foundation.htmx import answer, refuses_bad_input
 from foundation.views import back, owner_actor, raise_404_if_missing, safe_next
-from memories.models import LIVE_STATUSES
 from memories.selectors import memory_get, memory_history
 from memories.services import (
     memory_archive,
@@ -96,42 +95,33 @@ def act(request: HttpRequest, memory_id, action: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def correct(request: HttpRequest, memory_id) -> HttpResponse:
     """GET: the card as an inline edit form. POST: a new version, unless the memory changed
-    since the form was rendered (the version and id it carried), which is a conflict."""
+    since the form was rendered: the version it carried is the service's compare-and-set."""
     memory = _get(request, memory_id)
     if request.method == "GET":
         return _card(request, memory, mode="edit", draft=memory.content)
-    content = request.POST.get("content", "")
-    rendered_version = request.POST.get("version", "")
-    error, status = "", 200
-    if rendered_version != str(memory.version) or memory.status not in LIVE_STATUSES:
-        error, status = (
-            _(
-                "This memory changed since you opened it (now version %(version)s, %(status)s). "
-                "Your edit was not saved; reload it and edit again."
-            )
-            % {"version": memory.version, "status": memory.status},
-            409,
-        )
-    else:
-        try:
-            corrected = memory_correct(
-                actor=owner_actor(request), memory_id=memory.pk, content=content
-            )
-        except ServiceError as exc:
-            raise_404_if_missing(exc)
-            error = exc.message
-            status = 409 if exc.code in (ErrorCode.CONFLICT, ErrorCode.VERSION_CONFLICT) else 400
-        else:
-            if request.htmx:
-                return _card(
-                    request,
-                    corrected,
-                    counts_changed=True,
-                    notice=_("Saved as version %(v)s.") % {"v": corrected.version},
-                )
-            messages.success(request, _("Saved as version %(v)s.") % {"v": corrected.version})
-            return back(request)
-    return _card(request, memory, mode="edit", draft=content, field_error=error, status=status)
+    content, rendered = request.POST.get("content", ""), request.POST.get("version", "")
+    try:
+        corrected = memory_correct(
+            actor=owner_actor(request), memory_id=memory.pk, content=content,
+            expected_version=int(rendered) if rendered.isdecimal() else rendered,
+        )  # fmt: skip
+    except ServiceError as exc:
+        raise_404_if_missing(exc)
+        status = 409 if exc.code in (ErrorCode.CONFLICT, ErrorCode.VERSION_CONFLICT) else 400
+        error = _changed_since(memory) if exc.code == ErrorCode.VERSION_CONFLICT else exc.message
+        return _card(request, memory, mode="edit", draft=content, field_error=error, status=status)
+    notice = _("Saved as version %(v)s.") % {"v": corrected.version}
+    if request.htmx:
+        return _card(request, corrected, counts_changed=True, notice=notice)
+    messages.success(request, notice)
+    return back(request)
+
+
+def _changed_since(memory) -> str:
+    return _(
+        "This memory changed since you opened it (now version %(version)s, %(status)s). "
+        "Your edit was not saved; reload it and edit again."
+    ) % {"version": memory.version, "status": memory.status}
 
 
 @login_required

@@ -9,14 +9,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
+from django.conf import settings
 from django.db import transaction
 
+from foundation.queue import enqueue
 from memories.embeddings.embedders import Embedder, active_embedder
 from memories.embeddings.models import MemoryVector
 from memories.models import SEARCHABLE_STATUSES, Memory
 
 log = logging.getLogger(__name__)
 DEFAULT_BATCH = 32
+# The tasks of memories.tasks, by name: this module is what they call.
+EMBED_TASK = "memories.embed_memories"
+BACKFILL_TASK = "memories.backfill_embeddings"
 # Hints often hold the statement in the other language and the words a search would use,
 # which is what lets a Chinese question find an English memory; the model reads ~512 tokens.
 MAX_TEXT_CHARS = 2000
@@ -72,35 +77,33 @@ def embed_memories(*, memory_ids: Iterable, embedder: Embedder | None = None) ->
     return len(rows)
 
 
-def embed_soon(memory_id) -> None:
-    """Queue embedding of one memory after the current transaction commits (a no-op when
-    semantic recall is off). Queueing failures are logged: the back-fill catches up."""
-    from django.conf import settings
-
+def embed_soon(memory_ids: Iterable) -> None:
+    """Queue embedding of these memories after the current transaction commits, a batch per
+    task (a no-op when semantic recall is off). Queueing failures are logged: the back-fill
+    catches up."""
     if settings.CONTINUITY_EMBEDDER in ("", "none"):
         return
-    from memories.tasks import embed_memories as task
+    ids = [str(memory_id) for memory_id in memory_ids]
 
     def send():
-        try:
-            task.apply_async(args=[[str(memory_id)]], retry=False)
-        except Exception:  # a write must never fail because the broker is away
-            log.warning("could not queue embedding of memory %s", memory_id, exc_info=True)
+        for start in range(0, len(ids), DEFAULT_BATCH):
+            batch = ids[start : start + DEFAULT_BATCH]
+            try:
+                enqueue(EMBED_TASK, batch, retry=False)
+            except Exception:  # a write must never fail because the broker is away
+                log.warning("could not queue embedding of memories %s", batch, exc_info=True)
 
-    transaction.on_commit(send)
+    if ids:
+        transaction.on_commit(send)
 
 
 def backfill_soon(owner) -> bool:
     """Queue a back-fill of this owner's memories on the `embeddings` queue; False when
     semantic recall is off or the broker cannot be reached (the caller says so)."""
-    from django.conf import settings
-
     if settings.CONTINUITY_EMBEDDER in ("", "none"):
         return False
-    from memories.tasks import backfill_embeddings
-
     try:
-        backfill_embeddings.apply_async(args=[owner.pk], retry=False)
+        enqueue(BACKFILL_TASK, owner.pk, retry=False)
     except Exception:  # noqa: BLE001 - reported to the owner, who can try again
         log.warning("could not queue a back-fill for owner %s", owner.pk, exc_info=True)
         return False

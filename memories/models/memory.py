@@ -166,6 +166,9 @@ class Memory(models.Model):
         return self.content[:80]
 
     def save(self, *args, **kwargs):
+        """Saves the row and its derived search columns, nothing else: the work a new text
+        sets in motion (dictionary, embedding) is the writer's, through
+        memories.services.follow_up."""
         update_fields = kwargs.get("update_fields")
         if update_fields is None:
             self.refresh_search_fields()
@@ -173,14 +176,6 @@ class Memory(models.Model):
             self.refresh_search_fields()
             kwargs["update_fields"] = {*update_fields, *SEARCH_FIELDS}
         super().save(*args, **kwargs)
-        if update_fields is None or SEARCH_SOURCE_FIELDS.intersection(update_fields):
-            # Its text may have changed: re-embed after commit, in the background, and make
-            # its words known to the search dictionary.
-            from memories.embeddings.vectors import embed_soon
-            from memories.retrieval.index import note_words
-
-            embed_soon(self.pk)
-            note_words([self])
 
     def refresh_search_fields(self) -> None:
         """Recompute the derived search columns; bulk writers call this before bulk_create."""

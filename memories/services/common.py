@@ -10,8 +10,9 @@ from django.utils import timezone
 
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, forbidden, not_found
-from memories.models import Memory, MemoryEvent, MemoryLink, Relation, Status
+from memories.models import SEARCH_SOURCE_FIELDS, Memory, MemoryEvent, MemoryLink, Relation, Status
 from memories.selectors import memories_visible_to, parse_memory_id
+from memories.services.follow_up import memories_follow_up
 
 
 def snapshot(memory: Memory) -> dict:
@@ -60,9 +61,18 @@ def record_event(
     )
 
 
+def save_new(memory: Memory) -> None:
+    """Insert a new memory and set its follow-up work in motion."""
+    memory.save()
+    memories_follow_up([memory])
+
+
 def save_changes(memory: Memory, *fields: str) -> None:
+    """Save these fields of an existing memory; when its text changed, its follow-up too."""
     memory.updated_at = timezone.now()
     memory.save(update_fields=[*fields, "updated_at"])
+    if SEARCH_SOURCE_FIELDS.intersection(fields):
+        memories_follow_up([memory])
 
 
 def memory_for_write(*, actor: Actor, memory_id) -> Memory:
@@ -108,7 +118,7 @@ def supersede(
     memory.status = Status.SUPERSEDED
     save_changes(memory, "status")
     if successor._state.adding:
-        successor.save()
+        save_new(successor)
     MemoryLink.objects.get_or_create(
         owner=memory.owner,
         from_memory=successor,

@@ -117,17 +117,32 @@ def memory_correct(
     tags: list[str] | None = None,
     retrieval_hints: list[str] | None = None,
     reason: str | None = None,
+    expected_version: int | None = None,
 ) -> Memory:
     """Owner-only edit of a live memory: a new version, trusted as confirmed (or locked if
-    the old one was), that supersedes the old one. Correcting to identical text is a no-op."""
+    the old one was), that supersedes the old one. Correcting to identical text is a no-op.
+
+    With `expected_version` it is a compare-and-set: unless the memory is still live at that
+    version (nobody corrected, archived or replaced it since the caller read it), the answer
+    is VERSION_CONFLICT and nothing changes."""
     actor.require_owner("correct memories")
+    expected_version = check.expected_version(expected_version)
     memory = memory_for_write(actor=actor, memory_id=memory_id)
+    if expected_version is not None and (
+        memory.version != expected_version or memory.status not in LIVE_STATUSES
+    ):
+        raise ServiceError(
+            ErrorCode.VERSION_CONFLICT,
+            f"expected version {expected_version}, but this memory is at version "
+            f"{memory.version} and {memory.status}; reload it and correct it again.",
+            [{"field": "expected_version", "expected": expected_version,
+              "actual": memory.version, "status": memory.status}],
+        )  # fmt: skip
     if memory.status not in LIVE_STATUSES:
         raise validation_error(
             f"Only a live memory can be corrected; this one is {memory.status}.", field="id"
         )
     content = check.statement(content)
-    gates.check_size(content)
     value = check_value(value) if value is not None else memory.value
     kind = check.choice(kind, Kind, "kind", default=memory.kind)
     tags = (
@@ -142,10 +157,11 @@ def memory_correct(
             retrieval_hints, "retrieval_hints", check.MAX_HINTS, check.MAX_HINT_CHARS, fold=False
         )
     )
-    gates.check_no_secrets(
-        {"content": content, "tags": " ".join(tags), "retrieval_hints": "\n".join(hints)}
-    )
     reason = check.reason(reason)
+    gates.gate_memory(
+        content=content, key=memory.key, value=value, scope_key=memory.scope_key, tags=tags,
+        retrieval_hints=hints, reason=reason,
+    )  # fmt: skip
     if (content, value, kind, tags, hints) == (
         memory.content,
         memory.value,
@@ -196,6 +212,7 @@ def memory_archive(*, actor: Actor, memory_id, reason: str | None = None) -> Mem
     """Archive a live memory (it leaves recall, keeps its history). Idempotent."""
     memory = memory_for_write(actor=actor, memory_id=memory_id)
     reason = check.reason(reason)
+    gates.gate_secrets(reason=reason)
     if memory.status == Status.ARCHIVED:
         return memory
     refuse_agent_on_owner_trusted(actor, memory, "archive")
@@ -246,6 +263,7 @@ def memory_supersede(
     memory = memory_for_write(actor=actor, memory_id=memory_id)
     successor = memory_for_write(actor=actor, memory_id=superseded_by)
     reason = check.reason(reason)
+    gates.gate_secrets(reason=reason)
     if successor.pk == memory.pk:
         raise validation_error("A memory cannot supersede itself.", field="superseded_by")
     if memory.status == Status.SUPERSEDED:

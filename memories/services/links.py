@@ -43,7 +43,7 @@ def memory_link(
                 f"uri must be an absolute URI (scheme:...) of at most {MAX_URI_CHARS} characters.",
                 field="uri",
             )
-        gates.check_no_secrets({"uri": uri})
+        gates.gate_secrets(uri=uri)
     link, created = MemoryLink.objects.get_or_create(
         owner=actor.user,
         from_memory=source,

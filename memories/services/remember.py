@@ -33,6 +33,7 @@ from memories.services.common import (
     lock_key_holder,
     record_event,
     refuse_agent_on_owner_trusted,
+    save_new,
     serialize_writers,
     supersede,
 )
@@ -40,6 +41,8 @@ from memories.services.idempotency import idempotent
 from memories.values import check_value, merge_values
 
 WRITE_MODES = ("replace", "merge")
+# What agents write that other agents will read as text: scanned for instructions to agents.
+POISON_FIELDS = ("content", "key", "value", "tags", "retrieval_hints")
 MAX_REPORTED = 5
 # Writers that lose a race on a uniqueness constraint start over this many times.
 WRITE_ATTEMPTS = 3
@@ -124,8 +127,9 @@ def memory_remember(
         actor,
         content=content, kind=kind, type=type, scope_type=scope_type, scope_key=scope_key,
         key=key, value=value, write_mode=write_mode, expected_version=expected_version,
-        tags=tags, retrieval_hints=retrieval_hints, confidence=confidence,
-        confidence_basis=confidence_basis, trust=trust, visibility=visibility, origin=origin,
+        idempotency_key=idempotency_key, tags=tags, retrieval_hints=retrieval_hints,
+        confidence=confidence, confidence_basis=confidence_basis, trust=trust,
+        visibility=visibility, origin=origin,
     )  # fmt: skip
     for attempt in range(WRITE_ATTEMPTS):
         try:
@@ -150,7 +154,6 @@ def memory_remember(
 
 def _validated(actor: Actor, **fields) -> RememberRequest:
     content = check.statement(fields["content"])
-    gates.check_size(content)
     kind = check.choice(fields["kind"], Kind, "kind")
     memory_type = check.choice(
         fields["type"],
@@ -166,20 +169,11 @@ def _validated(actor: Actor, **fields) -> RememberRequest:
         raise validation_error("write_mode must be 'replace' or 'merge'.", field="write_mode")
     if write_mode == "merge" and (key is None or value is None):
         raise validation_error("write_mode 'merge' needs a key and a value.", field="write_mode")
-    expected_version = fields["expected_version"]
-    if expected_version is not None:
-        if (
-            isinstance(expected_version, bool)
-            or not isinstance(expected_version, int)
-            or expected_version < 0
-        ):
-            raise validation_error(
-                "expected_version must be an integer ≥ 0.", field="expected_version"
-            )
-        if key is None:
-            raise validation_error(
-                "expected_version applies to keyed writes only.", field="expected_version"
-            )
+    expected_version = check.expected_version(fields["expected_version"])
+    if expected_version is not None and key is None:
+        raise validation_error(
+            "expected_version applies to keyed writes only.", field="expected_version"
+        )
     tags = check.string_list(fields["tags"], "tags", check.MAX_TAGS, check.MAX_TAG_CHARS, fold=True)
     hints = check.string_list(
         fields["retrieval_hints"],
@@ -192,17 +186,18 @@ def _validated(actor: Actor, **fields) -> RememberRequest:
     origin = fields["origin"] or (Origin.USER if actor.is_owner else Origin.AGENT)
     if origin not in Origin.values or (actor.is_agent and origin != Origin.AGENT):
         raise validation_error("origin is set by Continuity, not by agents.", field="origin")
-    text_fields = {
-        "content": content,
-        "key": key or "",
-        "value": json.dumps(value, ensure_ascii=False) if value else "",
-        "tags": " ".join(tags),
-        "retrieval_hints": "\n".join(hints),
-    }
-    gates.check_no_secrets(text_fields)
+    texts = gates.gate_memory(
+        content=content, key=key, value=value, scope_key=scope_key, tags=tags,
+        retrieval_hints=hints, idempotency_key=fields["idempotency_key"],
+    )  # fmt: skip
     # The owner's own words are theirs to keep; an agent's are read as other agents will.
     quarantine = (
-        () if actor.is_owner else tuple(f.as_dict() for f in poisoning.scan_fields(text_fields))
+        ()
+        if actor.is_owner
+        else tuple(
+            finding.as_dict()
+            for finding in poisoning.scan_fields({name: texts[name] for name in POISON_FIELDS})
+        )
     )
     return RememberRequest(
         content=content, kind=kind, type=memory_type, scope_type=scope_type, scope_key=scope_key,
@@ -250,7 +245,7 @@ def _write(actor: Actor, request: RememberRequest, idempotency_key: str) -> Reme
     memory = _new_memory(actor, request, value, previous=current)
     if current is None:
         action = EventType.CREATED
-        memory.save()
+        save_new(memory)
     else:
         action = EventType.MERGED if request.write_mode == "merge" else EventType.REPLACED
         supersede(actor, current, successor=memory, idempotency_key=idempotency_key)
@@ -291,7 +286,7 @@ def _write_disputed(actor, request, value, current, idempotency_key) -> Remember
     """An agent contradicting what the owner confirmed: keep both, let the owner decide."""
     memory = _new_memory(actor, request, value, previous=None)
     memory.status = Status.DISPUTED
-    memory.save()
+    save_new(memory)
     MemoryLink.objects.create(
         owner=actor.user, from_memory=memory, to_memory=current,
         relation=Relation.CONTRADICTS, created_by_agent=actor.agent_name,
@@ -309,7 +304,7 @@ def _write_quarantined(actor, request, value, idempotency_key) -> RememberReceip
     context until the owner confirms it (it then takes over its key) or deletes it."""
     memory = _new_memory(actor, request, value, previous=None)
     memory.status = Status.DISPUTED
-    memory.save()
+    save_new(memory)
     rules = sorted({finding["rule"] for finding in request.quarantine})
     record_event(
         actor=actor, memory=memory, event_type=EventType.CREATED, patch=_patch(request),

@@ -144,6 +144,15 @@ def confidence(actor: Actor, value, basis) -> tuple[float | None, str]:
     return float(value), basis
 
 
+def expected_version(value) -> int | None:
+    """The version a compare-and-set write expects (0: that nothing holds the key yet)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise validation_error("expected_version must be an integer ≥ 0.", field="expected_version")
+    return value
+
+
 def reason(value) -> str:
     if value is None:
         return ""

@@ -31,8 +31,8 @@ from memories.models import (
     Relation,
     Status,
 )
-from memories.retrieval import index as search_index
 from memories.services.common import serialize_writers
+from memories.services.follow_up import memories_follow_up
 from portability.packages.reader import check_manifest, read_files
 from portability.packages.records import parse_records
 
@@ -280,7 +280,7 @@ class _Plan:
             memory.refresh_search_fields()
             memories.append(memory)
         Memory.objects.bulk_create(memories, batch_size=CHUNK)
-        search_index.note_words(memories)  # bulk_create skips Memory.save
+        memories_follow_up(memories)  # words and embeddings, once the import commits
         MemoryEvent.objects.bulk_create(
             [
                 MemoryEvent(

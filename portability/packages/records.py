@@ -10,7 +10,7 @@ import json
 from datetime import datetime
 from uuid import UUID
 
-from foundation.errors import ServiceError
+from foundation.errors import ErrorCode, ServiceError
 from handoff import services as handoff_rules
 from handoff.models import MAX_SUMMARY_CHARS, TaskStatus
 from memories import gates, text
@@ -43,8 +43,8 @@ MAX_URI_CHARS = 2000
 
 
 class Invalid(Exception):
-    def __init__(self, field: str, message: str):
-        self.field, self.message = field, message
+    def __init__(self, field: str, message: str, *, secret: bool = False):
+        self.field, self.message, self.secret = field, message, secret
 
 
 def _uuid(value, field):
@@ -97,15 +97,19 @@ def _via_service_check(field, work):
         _fail(field, error.message)
 
 
-def _secrets(fields: dict) -> None:
+def _secrets(gate, **fields) -> None:
+    """The write gate (memories.gates) over every stored field of a record."""
     try:
-        gates.check_no_secrets(fields)
+        gate(**fields)
     except ServiceError as error:
+        if error.code != ErrorCode.SECRET_REJECTED:  # content size, checked above already
+            _fail("content", error.message)
         hit = error.details[0]
-        _fail(
+        raise Invalid(
             hit["field"],
             f"looks like it contains a credential (rule: {hit['rule']}); secrets are never imported",
-        )
+            secret=True,
+        ) from None
 
 
 def memory(record: dict) -> dict:
@@ -144,10 +148,11 @@ def memory(record: dict) -> dict:
             fold=False,
         ),
     )
-    _secrets({
-        "content": content, "key": key or "", "tags": " ".join(tags), "retrieval_hints": "\n".join(hints),
-        "value": json.dumps(value, ensure_ascii=False) if value else "",
-    })  # fmt: skip
+    source_agent = _string(record["source_agent"], "source_agent", MAX_AGENT_CHARS)
+    _secrets(
+        gates.gate_memory, content=content, key=key, value=value, scope_key=scope_key, tags=tags,
+        retrieval_hints=hints, source_agent=source_agent,
+    )  # fmt: skip
     return {
         "id": _uuid(record["id"], "id"), "content": content, "key": key, "value": value,
         "type": _choice(record["type"], MemoryType, "type"), "kind": _choice(record["kind"], Kind, "kind"),
@@ -155,7 +160,7 @@ def memory(record: dict) -> dict:
         "trust": _choice(record["trust"], Trust, "trust"), "status": _choice(record["status"], Status, "status"),
         "visibility": _choice(record["visibility"], Visibility, "visibility"),
         "origin": _choice(record["origin"], Origin, "origin"),
-        "source_agent": _string(record["source_agent"], "source_agent", MAX_AGENT_CHARS),
+        "source_agent": source_agent,
         "confidence": float(confidence) if confidence is not None else None, "confidence_basis": basis,
         "version": _int(record["version"], "version", 1),
         "supersedes": _uuid(record["supersedes"], "supersedes") if record["supersedes"] else None,
@@ -171,18 +176,17 @@ def event(record: dict) -> dict:
     for field in ("patch", "result"):
         if not isinstance(record[field], dict):
             _fail(field, "must be a JSON object")
-    _secrets({
-        "patch": json.dumps(record["patch"], ensure_ascii=False),
-        "result": json.dumps(record["result"], ensure_ascii=False),
-    })  # fmt: skip
+    texts = {
+        "actor_agent": _string(record["actor_agent"], "actor_agent", MAX_AGENT_CHARS),
+        "reason": _string(record["reason"], "reason", check.MAX_REASON_CHARS),
+        "idempotency_key": _string(record["idempotency_key"], "idempotency_key", check.MAX_IDEMPOTENCY_KEY_CHARS),
+    }  # fmt: skip
+    _secrets(gates.gate_secrets, patch=record["patch"], result=record["result"], **texts)
     return {
         "memory_id": _uuid(record["memory_id"], "memory_id"),
         "event_type": _choice(record["event_type"], EventType, "event_type"),
         "version": _int(record["version"], "version", 1),
-        "actor_agent": _string(record["actor_agent"], "actor_agent", MAX_AGENT_CHARS),
-        "patch": record["patch"], "result": record["result"],
-        "reason": _string(record["reason"], "reason", check.MAX_REASON_CHARS),
-        "idempotency_key": _string(record["idempotency_key"], "idempotency_key", check.MAX_IDEMPOTENCY_KEY_CHARS),
+        "patch": record["patch"], "result": record["result"], **texts,
         "created_at": _time(record["created_at"], "created_at"),
     }  # fmt: skip
 
@@ -194,10 +198,12 @@ def link(record: dict) -> dict:
         _fail("to_id", "a link has either to_id or uri")
     if uri is not None:
         _string(uri, "uri", MAX_URI_CHARS, blank=False)
+    agent = _string(record["created_by_agent"], "created_by_agent", MAX_AGENT_CHARS)
+    _secrets(gates.gate_secrets, uri=uri, created_by_agent=agent)
     return {
         "from_id": _uuid(record["from_id"], "from_id"), "to_id": to_id, "uri": uri or "",
         "relation": _choice(record["relation"], Relation, "relation"),
-        "created_by_agent": _string(record["created_by_agent"], "created_by_agent", MAX_AGENT_CHARS),
+        "created_by_agent": agent,
         "created_at": _time(record["created_at"], "created_at"),
     }  # fmt: skip
 
@@ -209,17 +215,16 @@ def handoff(record: dict) -> dict:
     }  # fmt: skip
     task_id = _via_service_check("task_id", lambda: handoff_rules.task_id_value(record["task_id"]))
     summary = _string(record["summary"], "summary", MAX_SUMMARY_CHARS, blank=False)
-    _secrets(
-        {"task_id": task_id, "summary": summary, **{k: "\n".join(v) for k, v in lists.items()}}
-    )
+    agents = {
+        field: _string(record[field], field, MAX_AGENT_CHARS) for field in ("from_agent", "resumed_by")
+    }  # fmt: skip
+    _secrets(gates.gate_secrets, task_id=task_id, summary=summary, **lists, **agents)
     return {
         "id": _uuid(record["id"], "id"), "task_id": task_id, "summary": summary,
-        "status": _choice(record["status"], TaskStatus, "status"), **lists,
-        "from_agent": _string(record["from_agent"], "from_agent", MAX_AGENT_CHARS),
+        "status": _choice(record["status"], TaskStatus, "status"), **lists, **agents,
         "created_at": _time(record["created_at"], "created_at"),
         "expires_at": _time(record["expires_at"], "expires_at"),
         "resumed_at": _time(record["resumed_at"], "resumed_at") if record["resumed_at"] else None,
-        "resumed_by": _string(record["resumed_by"], "resumed_by", MAX_AGENT_CHARS),
         "resume_count": _int(record["resume_count"], "resume_count", 0),
     }  # fmt: skip
 
@@ -230,6 +235,7 @@ CHECKS = {"memories": memory, "events": event, "links": link, "handoffs": handof
 def parse_records(files: dict[str, bytes]) -> dict[str, list[dict]]:
     """Every record of every file, validated; raises the whole report on any problem."""
     problems = Problems()
+    secret_found = False
     parsed: dict[str, list[dict]] = {}
     for kind, name in FILES.items():
         parsed[kind] = []
@@ -258,13 +264,19 @@ def parse_records(files: dict[str, bytes]) -> dict[str, list[dict]]:
                 clean = CHECKS[kind](record)
             except Invalid as error:
                 problems.add(error.message, file=name, line=number, field=error.field)
+                secret_found |= error.secret
                 continue
             except Exception:  # a wrong type slipped past a check: still this record's fault
                 problems.add("a value has the wrong type", file=name, line=number)
                 continue
             clean["_line"] = number
             parsed[kind].append(clean)
-    problems.refuse_if_any()
+    try:
+        problems.refuse_if_any()
+    except ServiceError as error:
+        if secret_found:  # the same refusal, under the code every write gate answers with
+            raise ServiceError(ErrorCode.SECRET_REJECTED, error.message, error.details) from None
+        raise
     _check_package_rules(parsed, problems)
     problems.refuse_if_any()
     return parsed

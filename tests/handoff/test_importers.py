@@ -14,8 +14,9 @@ from django.core.management import CommandError, call_command
 from foundation.errors import ErrorCode, ServiceError
 from memories.models import Memory, MemoryEvent, MemoryLink
 from memories.services import memory_remember
-from portability.importers import context_keeper_import, jsonl_import
+from portability.importers import context_keeper, context_keeper_import, jsonl, jsonl_import
 from tests.api.helpers import database_dump
+from tests.memories.helpers import expected_refusal, is_free_text, planted_token, shaped
 
 pytestmark = pytest.mark.django_db
 
@@ -214,23 +215,26 @@ def test_a_jsonl_file_imports_with_its_ids_as_provenance(owner_actor, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "line, field",
+    "line, field, code",
     [
-        ({"content": "x", "kind": "opinion"}, "kind"),
-        ({"content": "x", "kind": "fact", "trust": "locked"}, "trust"),
-        ({"content": "The deploy key is AKIAIOSFODNN7EXAMPLE", "kind": "fact"}, "content"),
-        ({"content": "x", "kind": "fact", "colour": "red"}, None),
-        ("[]", None),
+        ({"content": "x", "kind": "opinion"}, "kind", ErrorCode.VALIDATION_ERROR),
+        ({"content": "x", "kind": "fact", "trust": "locked"}, "trust", ErrorCode.VALIDATION_ERROR),
+        ({"content": "The deploy key is AKIAIOSFODNN7EXAMPLE", "kind": "fact"}, "content",
+         ErrorCode.SECRET_REJECTED),
+        ({"content": "x", "kind": "fact", "colour": "red"}, None, ErrorCode.VALIDATION_ERROR),
+        ("[]", None, ErrorCode.VALIDATION_ERROR),
     ],
-)
-def test_one_bad_jsonl_line_refuses_the_file_and_names_its_line(owner_actor, tmp_path, line, field):
+)  # fmt: skip
+def test_one_bad_jsonl_line_refuses_the_file_and_names_its_line(
+    owner_actor, tmp_path, line, field, code
+):
     path = write(tmp_path, {"content": "Fine line.", "kind": "fact"}, line)
     before = database_dump()
 
     with pytest.raises(ServiceError) as caught:
         jsonl_import(actor=owner_actor, path=path)
 
-    assert caught.value.code == ErrorCode.VALIDATION_ERROR
+    assert caught.value.code == code
     problem = caught.value.details[0]
     assert (problem["file"], problem["line"], problem["field"]) == ("notes.jsonl", 2, field)
     assert database_dump() == before
@@ -244,3 +248,47 @@ def test_jsonl_into_a_non_empty_store_needs_merge(owner_actor, tmp_path):
         call_command("import_memories", str(path), "--user", "ada", "--from", "jsonl")
     report = jsonl_import(actor=owner_actor, path=path, merge=True)
     assert report.duplicate["memories"] == 1 and report.created["memories"] == 0
+
+
+# --- every field an importer reads goes through the write gate --------------------------------
+
+SECRET = planted_token()
+# The source's own id is kept as provenance text (history, the derived_from link's URI).
+PROVENANCE_FIELDS = {"id"}
+
+
+@pytest.mark.parametrize("field", sorted(jsonl.ALLOWED))
+def test_a_secret_in_any_field_of_a_jsonl_line_refuses_the_file(owner_actor, tmp_path, field):
+    line = {"id": "n-1", "content": "Deploys happen on Tuesdays.", "kind": "fact",
+            "scope_type": "project", "scope_key": PROJECT, "key": "deploy.day",
+            "value": {"day": "tuesday"}, "tags": ["deploy"], "retrieval_hints": ["deploy day"]}  # fmt: skip
+    line[field] = shaped(SECRET, line.get(field))
+    path = write(tmp_path, line)
+    before = database_dump()
+
+    with pytest.raises(ServiceError) as caught:
+        jsonl_import(actor=owner_actor, path=path)
+
+    free_text = field in PROVENANCE_FIELDS or is_free_text(Memory, field)
+    assert caught.value.code in expected_refusal(free_text)
+    assert database_dump() == before
+
+
+@pytest.mark.parametrize(
+    "file, field",
+    [(file, field) for file, fields in context_keeper.VALUE_FIELDS.items() for field in fields],
+)
+def test_a_secret_in_any_field_of_a_context_keeper_entry_refuses_the_store(
+    owner_actor, tmp_path, file, field
+):
+    entry = {"id": "entry-1", "summary": "Store events in one table.", "rule": "Keep events.",
+             "name": "release", "purpose": "Ship a release.", "origin": "user",
+             field: f"see {SECRET}"}  # fmt: skip
+    (tmp_path / file).write_text(json.dumps([entry]))
+    before = database_dump()
+
+    with pytest.raises(ServiceError) as caught:
+        context_keeper_import(actor=owner_actor, path=tmp_path)
+
+    assert caught.value.code == ErrorCode.SECRET_REJECTED
+    assert database_dump() == before

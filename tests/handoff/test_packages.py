@@ -15,12 +15,15 @@ from foundation.errors import ErrorCode, ServiceError
 from handoff.models import HandoffCapsule
 from handoff.services import handoff_resume
 from memories import retrieval, text
+from memories.embeddings import index as vector_index
+from memories.embeddings.models import MemoryVector
 from memories.models import Memory, MemoryEvent, MemoryLink
 from memories.services import memory_remember
 from portability.packages import FILES, MANIFEST, package_export, package_import
-from portability.packages.format import FORMAT, FORMAT_VERSION, sha256
+from portability.packages.format import FORMAT, FORMAT_VERSION, RECORD_FIELDS, sha256
 from tests.api.helpers import database_dump
 from tests.handoff.packages import build_store, edit_manifest, read_lines, write_lines
+from tests.memories.helpers import expected_refusal, is_free_text, planted_token, shaped
 
 pytestmark = pytest.mark.django_db
 
@@ -261,30 +264,30 @@ def test_an_unknown_format_version_is_refused(store, owner_actor, newcomer, tmp_
 
 
 @pytest.mark.parametrize(
-    "kind, change, field",
+    "kind, change, field, code",
     [
-        ("memories", {"kind": "opinion"}, "kind"),
-        ("memories", {"content": ""}, "content"),
-        ("memories", {"content": "x" * 4001}, "content"),
-        ("memories", {"content": "The deploy key is AKIAIOSFODNN7EXAMPLE"}, "content"),
-        ("memories", {"created_at": "yesterday"}, "created_at"),
-        ("memories", {"version": 0}, "version"),
-        ("memories", {"trust": None}, "trust"),
-        ("events", {"event_type": "exploded"}, "event_type"),
-        ("links", {"relation": "loves"}, "relation"),
-        ("handoffs", {"next_steps": "not a list"}, "next_steps"),
-        ("handoffs", {"expires_at": "2026-01-01T00:00:00"}, "expires_at"),
+        ("memories", {"kind": "opinion"}, "kind", ErrorCode.VALIDATION_ERROR),
+        ("memories", {"content": ""}, "content", ErrorCode.VALIDATION_ERROR),
+        ("memories", {"content": "x" * 4001}, "content", ErrorCode.VALIDATION_ERROR),
+        ("memories", {"content": "The deploy key is AKIAIOSFODNN7EXAMPLE"}, "content", ErrorCode.SECRET_REJECTED),
+        ("memories", {"created_at": "yesterday"}, "created_at", ErrorCode.VALIDATION_ERROR),
+        ("memories", {"version": 0}, "version", ErrorCode.VALIDATION_ERROR),
+        ("memories", {"trust": None}, "trust", ErrorCode.VALIDATION_ERROR),
+        ("events", {"event_type": "exploded"}, "event_type", ErrorCode.VALIDATION_ERROR),
+        ("links", {"relation": "loves"}, "relation", ErrorCode.VALIDATION_ERROR),
+        ("handoffs", {"next_steps": "not a list"}, "next_steps", ErrorCode.VALIDATION_ERROR),
+        ("handoffs", {"expires_at": "2026-01-01T00:00:00"}, "expires_at", ErrorCode.VALIDATION_ERROR),
     ],
-)
+)  # fmt: skip
 def test_one_malformed_record_refuses_the_whole_package(
-    store, owner_actor, newcomer, tmp_path, kind, change, field
+    store, owner_actor, newcomer, tmp_path, kind, change, field, code
 ):
     folder = export_dir(owner_actor, tmp_path)
     records = read_lines(folder, kind)
     records[-1] |= change
     write_lines(folder, kind, records)
 
-    error = refused(lambda: package_import(actor=newcomer, source=folder))
+    error = refused(lambda: package_import(actor=newcomer, source=folder), code)
     [problem] = error.details
     assert (
         problem["file"] == FILES[kind]
@@ -355,3 +358,74 @@ def test_users_are_not_part_of_a_package(store, owner_actor, tmp_path):
         for line in (folder / "memories.jsonl").read_text().splitlines()
         if '"owner"' in line
     )
+
+
+# --- every field of every record goes through the write gate ----------------------------------
+
+RECORD_MODELS = {
+    "memories": Memory,
+    "events": MemoryEvent,
+    "links": MemoryLink,
+    "handoffs": HandoffCapsule,
+}
+SECRET = planted_token()
+
+
+def test_every_record_type_of_a_package_has_its_model():
+    assert set(RECORD_MODELS) == set(RECORD_FIELDS) == set(FILES)
+
+
+@pytest.mark.parametrize(
+    "kind, field", [(kind, field) for kind, fields in RECORD_FIELDS.items() for field in fields]
+)
+def test_a_secret_in_any_field_of_any_record_refuses_the_whole_package(
+    store, owner_actor, newcomer, tmp_path, kind, field
+):
+    folder = export_dir(owner_actor, tmp_path)
+    records = read_lines(folder, kind)
+    # A record that holds this field (a keyed, scoped, valued memory; a URI link; ...).
+    carrier = next(
+        (record for record in records if record[field] not in (None, "", [], {})), records[0]
+    )
+    carrier[field] = shaped(SECRET, carrier[field])
+    write_lines(folder, kind, records)
+
+    before = database_dump()
+    with pytest.raises(ServiceError) as caught:
+        package_import(actor=newcomer, source=folder)
+    assert caught.value.code in expected_refusal(is_free_text(RECORD_MODELS[kind], field))
+    assert SECRET not in str(caught.value.details)
+    assert database_dump() == before
+
+
+# --- imported memories get their follow-up work -----------------------------------------------
+
+
+@pytest.fixture
+def fresh_vectors():
+    # Row ids repeat across rolled-back tests; never let one test see another's matrix.
+    vector_index.forget_all()
+    yield
+    vector_index.forget_all()
+
+
+def test_imported_memories_are_embedded_and_found_by_meaning(
+    owner_actor, newcomer, tmp_path, fresh_vectors, django_capture_on_commit_callbacks
+):
+    money = "金额一律用 int64 存储，单位是分；禁止用浮点数表示金额。"
+    memory_remember(actor=owner_actor, content=money, kind="constraint")
+    memory_remember(actor=owner_actor, content="Deploys happen on Tuesdays.", kind="fact")
+    folder = export_dir(owner_actor, tmp_path)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        package_import(actor=newcomer, source=folder)
+
+    imported = set(Memory.objects.filter(owner=newcomer.user).values_list("pk", flat=True))
+    embedded = set(
+        MemoryVector.objects.filter(owner=newcomer.user).values_list("memory", flat=True)
+    )
+    assert len(imported) == 2 and embedded == imported
+    # Not one word in common with the memory it needs: only its vector can find it.
+    result = retrieval.recall(actor=newcomer, query="钱应该用什么类型保存？")
+    top = result.memories[0]
+    assert top.content == money and top.channels.get("semantic") == 1

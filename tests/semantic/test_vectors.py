@@ -12,9 +12,8 @@ from continuity.celery import app
 from continuity.management.commands.serve import worker_command
 from memories.embeddings.models import MemoryVector
 from memories.embeddings.vectors import backfill, content_hash, embedding_status, passage_text
-from memories.models import Memory
 from memories.retrieval import recall
-from memories.services import memory_remember
+from memories.services import memory_correct, memory_remember
 
 pytestmark = pytest.mark.django_db
 
@@ -44,11 +43,13 @@ def test_changed_content_is_re_embedded(owner_actor, django_capture_on_commit_ca
     with django_capture_on_commit_callbacks(execute=True):
         receipt = remember(owner_actor, "The nightly export runs at 02:00.")
     before = MemoryVector.objects.get(memory_id=receipt.id)
-    memory = Memory.objects.get(pk=receipt.id)
-    memory.content = "The nightly export runs at 03:30 since the database moved."
     with django_capture_on_commit_callbacks(execute=True):
-        memory.save(update_fields=["content"])
-    after = MemoryVector.objects.get(memory_id=receipt.id)
+        memory = memory_correct(
+            actor=owner_actor,
+            memory_id=receipt.id,
+            content="The nightly export runs at 03:30 since the database moved.",
+        )
+    after = MemoryVector.objects.get(memory_id=memory.pk)
     assert after.pk != before.pk and after.content_hash == content_hash(passage_text(memory))
     assert after.content_hash != before.content_hash
 

@@ -10,6 +10,8 @@ from django.utils import timezone
 from foundation.maintenance.runs import Deadline
 from foundation.models import MaintenanceRun
 from memories.compaction import compaction as compact
+from memories.embeddings import index as vector_index
+from memories.embeddings.models import MemoryVector
 from memories.models import Memory, MemoryEvent, MemoryLink, ReviewProposal
 from memories.services import memory_archive, memory_confirm
 from memories.tasks import compaction
@@ -241,3 +243,18 @@ def test_owner_trusted_and_private_episodes_are_handled_apart(owner_actor, agent
         == Memory.objects.get(pk=private.id).status
         == "archived"
     )
+
+
+def test_a_weekly_summary_is_embedded_like_any_written_memory(
+    agent_actor, settings, django_capture_on_commit_callbacks
+):
+    settings.CONTINUITY_ROLLUP_AFTER_DAYS = 30
+    vector_index.forget_all()
+    episode(agent_actor, "Deployed release 1.4 to staging", days_ago=monday_weeks_ago(8))
+
+    with django_capture_on_commit_callbacks(execute=True):
+        run()
+
+    summary = Memory.objects.get(source_agent="continuity-compaction")
+    assert MemoryVector.objects.filter(memory=summary).exists()
+    vector_index.forget_all()
