@@ -23,6 +23,7 @@ from foundation.errors import ErrorCode, ServiceError, validation_error
 from portability.packages import package_contents, package_import, write_tar
 
 MAX_IMPORT_BYTES = 256 * 1024 * 1024
+MAX_EXPANSION = 100
 BOOLEAN_WORDS = {
     "true": True,
     "1": True,
@@ -76,8 +77,16 @@ class PackageImportView(APIView):
         report = package_import(
             actor=Actor.owner(request.user), source=upload,
             merge=_flag(request.data, "merge"), dry_run=_flag(request.data, "dry_run"),
+            max_bytes=upload_expansion_cap(upload.size),
         )  # fmt: skip
         return Response(report.as_dict(), status=200 if report.dry_run else 201)
+
+
+def upload_expansion_cap(compressed_bytes: int) -> int:
+    """How much an uploaded package may hold uncompressed: JSONL compresses about tenfold,
+    so MAX_EXPANSION times the upload (plus a floor for tiny ones) never refuses a real
+    package, and a small archive of a gigabyte of zeros is refused as it is read."""
+    return min(MAX_IMPORT_BYTES, compressed_bytes * MAX_EXPANSION + 1024 * 1024)
 
 
 def _flag(data, name: str) -> bool:

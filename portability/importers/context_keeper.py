@@ -23,12 +23,13 @@ to the given project scope, or global when none is given.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from foundation.actors import Actor
-from foundation.errors import validation_error
+from foundation.errors import ServiceError, validation_error
+from foundation.input_guard import loads
 from memories.gates import MAX_CONTENT_CHARS
+from portability.files import NotReadable, TooLarge, read_regular
 from portability.importers.common import RecordsBuilder
 from portability.packages.importer import ImportReport
 from portability.packages.reader import Problems
@@ -106,17 +107,22 @@ def read_store(folder: Path) -> dict[str, list[dict]]:
     total = 0
     for name in FILES:
         path = folder / name
-        if not path.exists():
+        if not path.exists() and not path.is_symlink():
             entries[name] = []
             continue
-        total += path.stat().st_size
-        if total > MAX_STORE_BYTES:
+        try:
+            raw = read_regular(path, MAX_STORE_BYTES - total)
+        except TooLarge:
             problems.add(f"the store is larger than {MAX_STORE_BYTES:,} bytes", file=name)
             break
+        except NotReadable as error:
+            problems.add(str(error), file=name)
+            continue
+        total += len(raw)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError) as error:
-            problems.add(f"not valid JSON ({error})", file=name)
+            data = loads(raw, where=name)
+        except ServiceError as error:
+            problems.add(error.message, file=name)
             continue
         if not isinstance(data, list):
             problems.add("must be a JSON array of entries", file=name)

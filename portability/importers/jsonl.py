@@ -10,10 +10,12 @@ must not be dropped silently.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from foundation.actors import Actor
+from foundation.errors import ServiceError
+from foundation.input_guard import loads
+from portability.files import NotReadable, TooLarge, read_regular
 from portability.importers.common import RecordsBuilder
 from portability.packages.importer import ImportReport
 from portability.packages.reader import Problems
@@ -37,21 +39,25 @@ STATUSES = {"active", "archived"}
 def build(path: Path, *, source: str = SOURCE) -> RecordsBuilder:
     problems = Problems()
     name = path.name
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         problems.add(f"no such file: {path}")
         problems.refuse_if_any("The JSONL file")
-    if path.stat().st_size > MAX_FILE_BYTES:
+    try:
+        data = read_regular(path, MAX_FILE_BYTES)
+    except TooLarge:
         problems.add(f"the file is larger than {MAX_FILE_BYTES:,} bytes", file=name)
-        problems.refuse_if_any("The JSONL file")
+    except NotReadable as error:
+        problems.add(str(error), file=name)
+    problems.refuse_if_any("The JSONL file")
     builder = RecordsBuilder(source)
     seen = set()
-    for number, line in enumerate(path.read_bytes().splitlines(), start=1):
+    for number, line in enumerate(data.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            entry = json.loads(line)
-        except (ValueError, UnicodeDecodeError):
-            problems.add("not a JSON object", file=name, line=number)
+            entry = loads(line, where="the line")
+        except ServiceError as error:
+            problems.add(error.message, file=name, line=number)
             continue
         if not isinstance(entry, dict):
             problems.add("not a JSON object", file=name, line=number)

@@ -33,6 +33,7 @@ from memories.models import (
 )
 from memories.services.common import serialize_writers
 from memories.services.follow_up import memories_follow_up
+from portability.packages.format import MAX_PACKAGE_BYTES
 from portability.packages.reader import check_manifest, read_files
 from portability.packages.records import parse_records
 
@@ -57,16 +58,18 @@ class ImportReport:
 
 
 def package_import(
-    *, actor: Actor, source, merge: bool = False, dry_run: bool = False
-) -> ImportReport:
+    *, actor: Actor, source, merge: bool = False, dry_run: bool = False,
+    max_bytes: int = MAX_PACKAGE_BYTES,
+) -> ImportReport:  # fmt: skip
     """Import the package at `source` (a `.tar.gz` path, a directory, or a binary file
     object) into the actor's store. Owner-only. A package with any problem — bad checksum,
     missing file, unknown format version, one malformed record — is refused whole with a
     report (VALIDATION_ERROR, details list every problem) and the store is unchanged. A
     non-empty store without `merge` is refused with CONFLICT. `dry_run` reports what would
-    happen and writes nothing."""
+    happen and writes nothing. At most `max_bytes` are read uncompressed (an upload passes
+    a cap proportional to its own size)."""
     actor.require_owner("import a memory package")
-    files = read_files(source)
+    files = read_files(source, max_bytes=max_bytes)
     manifest = check_manifest(files)
     records = parse_records(files)
     report = ImportReport(

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import tarfile
+import zlib
 from pathlib import Path
 
 from foundation.errors import ErrorCode, ServiceError
+from portability.files import NotReadable, TooLarge, open_regular, read_capped, read_regular
 from portability.packages.format import (
     FILES,
     FORMAT,
@@ -23,10 +25,16 @@ from portability.packages.format import (
 
 ALLOWED = {MANIFEST, *FILES.values()}
 MAX_PROBLEMS_SHOWN = 100
+MAX_PROBLEMS_KEPT = 1000  # past this a report only counts; a hostile package has millions
+# A package holds a handful of files; an archive of 300,000 entries cost 313 MB to list.
+MAX_ENTRIES = 4 * len(ALLOWED)
 
 
 class Problems(list):
-    """What is wrong with a package: {"file", "line", "field", "message"} items."""
+    """What is wrong with a package: {"file", "line", "field", "message"} items (the first
+    MAX_PROBLEMS_KEPT of them; `dropped` counts the rest)."""
+
+    dropped = 0
 
     def add(
         self,
@@ -36,6 +44,9 @@ class Problems(list):
         line: int | None = None,
         field: str | None = None,
     ):
+        if len(self) >= MAX_PROBLEMS_KEPT:
+            self.dropped += 1
+            return
         self.append({"file": file, "line": line, "field": field, "message": message})
 
     def refuse_if_any(self, what: str = "The package") -> None:
@@ -46,14 +57,15 @@ class Problems(list):
 def refused(problems: list[dict], what: str = "The package") -> ServiceError:
     first = problems[0]
     where = ":".join(str(part) for part in (first["file"], first["line"]) if part)
+    total = len(problems) + getattr(problems, "dropped", 0)
     message = (
-        f"{what} was refused, nothing was imported: {len(problems)} problem(s); first: "
+        f"{what} was refused, nothing was imported: {total} problem(s); first: "
         f"{where + ': ' if where else ''}{first['message']}"
     )
     shown = problems[:MAX_PROBLEMS_SHOWN]
-    if len(problems) > len(shown):
+    if total > len(shown):
         shown = [*shown, {"file": None, "line": None, "field": None,
-                          "message": f"... and {len(problems) - len(shown)} more"}]  # fmt: skip
+                          "message": f"... and {total - len(shown)} more"}]  # fmt: skip
     return ServiceError(ErrorCode.VALIDATION_ERROR, message, shown)
 
 
@@ -61,61 +73,86 @@ def _normal(name: str) -> str:
     return name[2:] if name.startswith("./") else name
 
 
-def read_files(source) -> dict[str, bytes]:
+def read_files(source, *, max_bytes: int = MAX_PACKAGE_BYTES) -> dict[str, bytes]:
     """The files of a package: `source` is a directory, a `.tar.gz` path, or a binary file
-    object holding a `.tar.gz`. Only the package's own file names are read; anything else,
-    links included, is refused, and the whole is bounded in size."""
+    object holding a `.tar.gz`. Only the package's own file names are read, regular files
+    only (links, devices and FIFOs are refused unread), at most MAX_ENTRIES archive entries,
+    and never more than `max_bytes` uncompressed in all: a small archive of a gigabyte of
+    zeros is refused as it is read, not after."""
     problems = Problems()
     if isinstance(source, (str, Path)) and Path(source).is_dir():
-        files = _read_directory(Path(source), problems)
+        files = _read_directory(Path(source), problems, max_bytes)
     else:
-        files = _read_tar(source, problems)
+        files = _read_tar(source, problems, max_bytes)
     problems.refuse_if_any()
     return files
 
 
-def _read_directory(folder: Path, problems: Problems) -> dict[str, bytes]:
+def _read_directory(folder: Path, problems: Problems, max_bytes: int) -> dict[str, bytes]:
     files, total = {}, 0
-    for path in sorted(folder.iterdir()):
+    for index, path in enumerate(sorted(folder.iterdir())):
+        if index >= MAX_ENTRIES:
+            problems.add(f"the package has more than {MAX_ENTRIES} entries")
+            break
         if path.name not in ALLOWED:
             problems.add("unexpected file in the package", file=path.name)
-        elif path.is_symlink() or not path.is_file():
-            problems.add("not a regular file", file=path.name)
-        else:
-            total += path.stat().st_size
-            if total > MAX_PACKAGE_BYTES:
-                problems.add(f"the package is larger than {MAX_PACKAGE_BYTES:,} bytes")
+            continue
+        try:
+            files[path.name] = read_regular(path, max_bytes - total)
+        except NotReadable as error:
+            problems.add(
+                _too_large(max_bytes) if "larger" in str(error) else str(error), file=path.name
+            )
+            if "larger" in str(error):
                 break
-            files[path.name] = path.read_bytes()
+            continue
+        total += len(files[path.name])
     return files
 
 
-def _read_tar(source, problems: Problems) -> dict[str, bytes]:
+def _too_large(max_bytes: int) -> str:
+    return f"the package is larger than {max_bytes:,} bytes uncompressed"
+
+
+def _read_tar(source, problems: Problems, max_bytes: int) -> dict[str, bytes]:
     files, total = {}, 0
     try:
         if isinstance(source, (str, Path)):
             if not Path(source).exists():
                 problems.add(f"no such file or directory: {source}")
                 return files
-            tar = tarfile.open(source, mode="r:gz")
+            try:
+                stream = open_regular(source)
+            except NotReadable as error:
+                problems.add(str(error), file=str(source))
+                return files
         else:
-            tar = tarfile.open(fileobj=source, mode="r:gz")
-        with tar:
-            for member in tar:
+            stream = source
+        # Streaming mode ("r|gz"): members are read in order and not kept, so listing a
+        # hostile archive costs nothing per entry.
+        with tarfile.open(fileobj=stream, mode="r|gz") as tar:
+            for index, member in enumerate(tar):
                 name = _normal(member.name)
+                if index >= MAX_ENTRIES:
+                    problems.add(f"the package has more than {MAX_ENTRIES} entries")
+                    break
                 if name not in ALLOWED:
                     problems.add("unexpected file in the package", file=member.name)
                 elif not member.isfile():
                     problems.add("not a regular file", file=name)
                 elif name in files:
                     problems.add("the file appears twice", file=name)
+                elif total + member.size > max_bytes:
+                    problems.add(_too_large(max_bytes))
+                    break
                 else:
-                    total += member.size
-                    if total > MAX_PACKAGE_BYTES:
-                        problems.add(f"the package is larger than {MAX_PACKAGE_BYTES:,} bytes")
-                        break
-                    files[name] = tar.extractfile(member).read()
-    except (tarfile.TarError, EOFError, OSError) as error:
+                    files[name] = read_capped(tar.extractfile(member), max_bytes - total)
+                    total += len(files[name])
+        if stream is not source:
+            stream.close()
+    except TooLarge:
+        problems.add(_too_large(max_bytes))
+    except (tarfile.TarError, EOFError, OSError, zlib.error) as error:
         problems.add(f"not a readable .tar.gz package ({error.__class__.__name__}: {error})")
     return files
 

@@ -6,11 +6,11 @@ secrets, references between records, and the store's uniqueness rules within the
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from uuid import UUID
 
 from foundation.errors import ErrorCode, ServiceError
+from foundation.input_guard import loads
 from handoff import services as handoff_rules
 from handoff.models import MAX_SUMMARY_CHARS, TaskStatus
 from memories import gates, text
@@ -242,9 +242,11 @@ def parse_records(files: dict[str, bytes]) -> dict[str, list[dict]]:
         expected = set(RECORD_FIELDS[kind])
         for number, line in enumerate(files[name].splitlines(), start=1):
             try:
-                record = json.loads(line)
-            except (ValueError, UnicodeDecodeError):
-                problems.add("not a JSON object", file=name, line=number)
+                # Strict: no nesting past the bound, no integer past 2^53, no lone surrogate.
+                record = loads(line, where="the line")
+            except ServiceError as error:
+                field = error.details[0]["field"] if error.details else None
+                problems.add(error.message, file=name, line=number, field=field)
                 continue
             if not isinstance(record, dict):
                 problems.add("not a JSON object", file=name, line=number)

@@ -300,7 +300,7 @@ def test_one_malformed_record_refuses_the_whole_package(
 @pytest.mark.parametrize(
     "line, message",
     [
-        ("not json", "not a JSON object"),
+        ("not json", "is not valid JSON"),
         ("[1, 2]", "not a JSON object"),
         ('{"content": "x"}', "missing fields"),
     ],
