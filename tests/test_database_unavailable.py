@@ -22,8 +22,8 @@ from foundation.errors import UNAVAILABLE_RETRY_AFTER, ErrorCode, unavailable_er
 pytestmark = pytest.mark.django_db
 
 OUTAGES = {
-    "server gone": OperationalError("could not connect to server: Connection refused"),
-    "connection broken": InterfaceError("connection already closed"),
+    "server gone": (OperationalError, "could not connect to server: Connection refused"),
+    "connection broken": (InterfaceError, "connection already closed"),
 }
 THE_ERROR = unavailable_error(OperationalError("down"))
 ENVELOPE = THE_ERROR.as_envelope()
@@ -33,10 +33,10 @@ RETRY_AFTER = str(UNAVAILABLE_RETRY_AFTER)
 @pytest.fixture(params=sorted(OUTAGES))
 def database_down(request, monkeypatch):
     """From now on every query, in every thread, fails as the named outage does."""
-    failure = OUTAGES[request.param]
+    kind, message = OUTAGES[request.param]
 
     def fail(self, *args, **kwargs):
-        raise failure
+        raise kind(message)  # a new one each time: a raised error's traceback holds its cursor
 
     def down():
         monkeypatch.setattr(utils.CursorWrapper, "_execute_with_wrappers", fail)
