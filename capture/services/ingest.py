@@ -4,8 +4,8 @@
 transaction commits. `batch_process` (the worker's) does everything else in ONE
 transaction: it runs the batch through capture's pipeline (capture.pipeline: parse →
 redact → ledger → extract → propose), then records the batch's counts and empties its raw
-items. A worker killed anywhere inside leaves
-the batch as it was, so a retry stores each event once and skips none.
+items. A worker killed anywhere inside leaves the batch as it was, so a retry stores each
+event once and skips none.
 
 Batch states: queued → processing (a worker took it; attempts counted) → done, or back to
 processing on a retry, or failed after the last retry. A done or failed batch is never
@@ -41,6 +41,7 @@ MAX_PROJECT_KEY_CHARS = 300
 # The worker's task, named here so this module never imports capture.tasks (which imports it).
 INGEST_TASK = "capture.ingest_batch"
 CAPTURE_QUEUE = "capture"  # declared in settings.CELERY_TASK_QUEUES
+
 
 # --- submit (the API door) -----------------------------------------------------------------
 
