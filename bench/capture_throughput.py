@@ -183,12 +183,12 @@ def main() -> None:
             "full",
             "worker path (parse, redact, fingerprint, insert, checkpoint, extraction)",
         )
-        real_extraction = extraction.propose_candidates
-        extraction.propose_candidates = lambda thread, events, agent_name: 0
+        real_extraction = extraction.extract
+        extraction.extract = lambda events, project_key: []
         try:
             run(actor, batches, "ledger", "ledger alone (the same without extraction)")
         finally:
-            extraction.propose_candidates = real_extraction
+            extraction.extract = real_extraction
     finally:
         teardown_databases(old_config, verbosity=0)
 

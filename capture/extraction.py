@@ -1,8 +1,9 @@
 """Extraction: signals in captured conversation → pending candidate memories.
 
-The ingestion task calls `propose_candidates` inside the transaction that stores a batch's
-events, so a retried batch never proposes twice; a dry run calls `find_proposals`, which
-reads nothing from and writes nothing to the database.
+The capture pipeline's extract step calls `extract` inside the transaction that stores a
+batch's events, so a retried batch never proposes twice. `propose_candidates` (extract, then
+store) and `find_proposals` (pure; reads nothing from and writes nothing to the database) do
+the same for callers outside the pipeline.
 
 Only user messages and final assistant replies feed extraction (tool items, reasoning and
 compaction summaries never do). Extractors are pluggable: `CONTINUITY_EXTRACTOR` names the

@@ -18,7 +18,7 @@ from foundation.maintenance.watchdog import WorkProbe, register_probe
 from foundation.tasks import MAINTENANCE_TASK
 
 INGEST_MAX_RETRIES = 5
-CAPTURE_QUEUE = "capture"  # declared in settings.CELERY_TASK_QUEUES
+CAPTURE_QUEUE = ingest.CAPTURE_QUEUE
 
 SWEEP_JOB = register_job(
     PeriodicJob(
@@ -30,7 +30,7 @@ SWEEP_JOB = register_job(
 
 
 @shared_task(
-    name="capture.ingest_batch",
+    name=ingest.INGEST_TASK,
     bind=True,
     ignore_result=True,
     acks_late=True,

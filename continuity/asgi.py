@@ -10,7 +10,6 @@ import logging
 import os
 
 from django.core.asgi import get_asgi_application
-from django.db import DatabaseError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "continuity.settings")
 django_application = get_asgi_application()
@@ -27,7 +26,7 @@ async def application(scope, receive, send):
     if scope["type"] == "lifespan" or path == MCP_PATH or path.startswith(MCP_PATH + "/"):
         try:
             await mcp_application(scope, receive, send)
-        except DatabaseError as error:
+        except Exception as error:  # an outage is OperationalError or InterfaceError
             if unavailable_error(error) is None:
                 raise
             # Already answered 503 by the MCP app's error handler, which then re-raises so

@@ -141,17 +141,23 @@ def forbidden(message: str) -> ServiceError:
 
 # Seconds a client is told to wait when the database cannot be reached.
 UNAVAILABLE_RETRY_AFTER = 5
+UNAVAILABLE_MESSAGE = "The database is unavailable; try again in a few seconds."
 
 
 def unavailable_error(exc: BaseException) -> ServiceError | None:
     """The UNAVAILABLE error for a database that cannot be reached, or None for any other
-    exception. Connection failures and a broken connection surface as OperationalError or
-    InterfaceError; Django reconnects on the next request, so the service recovers on its
-    own when the database returns."""
+    exception: the one mapping of an outage, used by every door (agent API, owner API,
+    dashboard, MCP tool calls, the ASGI dispatcher). Connection failures and a broken
+    connection surface as OperationalError or InterfaceError (which is not a DatabaseError);
+    Django reconnects on the next request, so the service recovers on its own when the
+    database returns. The wait rides in the details too, for doors without headers (an MCP
+    tool error)."""
     from django.db import InterfaceError, OperationalError
 
     if isinstance(exc, (OperationalError, InterfaceError)):
         return ServiceError(
-            ErrorCode.UNAVAILABLE, "The database is unavailable; try again shortly."
+            ErrorCode.UNAVAILABLE,
+            UNAVAILABLE_MESSAGE,
+            [{"retry_after": UNAVAILABLE_RETRY_AFTER}],
         )
     return None

@@ -38,7 +38,8 @@ class DatabaseUnavailableMiddleware:
 
             response = service_error_response(error)
         else:
-            response = HttpResponse(render_to_string("unavailable.html"), status=503)
+            page = render_to_string("unavailable.html", {"message": error.message})
+            response = HttpResponse(page, status=503)
             for name, value in error.headers.items():
                 response[name] = value
         return response

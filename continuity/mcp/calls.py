@@ -19,14 +19,14 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from asgiref.sync import sync_to_async
-from django.db import DatabaseError, close_old_connections
+from django.db import close_old_connections
 from mcp_types import CallToolResult, TextContent
 
 from accounts.auth import authenticate_agent
 from accounts.models import PersonalAccessToken
 from accounts.ratelimit import rate_limit_hit
 from foundation.actors import Actor
-from foundation.errors import ErrorCode, ServiceError
+from foundation.errors import ErrorCode, ServiceError, unavailable_error
 
 logger = logging.getLogger("continuity.mcp")
 
@@ -85,12 +85,10 @@ async def invoke(work: Callable[[Actor], dict]) -> CallToolResult:
         data = await sync_to_async(_run, thread_sensitive=False)(current_caller.get(), work)
     except ServiceError as error:
         return error_result(error)
-    except DatabaseError:
-        logger.exception("MCP tool call failed in the database")
-        return error_result(
-            ServiceError(ErrorCode.UNAVAILABLE, "The database is busy or unavailable; try again.")
-        )
-    except Exception:
+    except Exception as error:
+        if unavailable := unavailable_error(error):
+            logger.warning("database unavailable in an MCP tool call: %s", error)
+            return error_result(unavailable)
         logger.exception("MCP tool call failed")
         return error_result(
             ServiceError(ErrorCode.INTERNAL_ERROR, "Continuity failed to complete this call.")

@@ -332,8 +332,11 @@ def _postgres_match(
         params += [list(readable.kinds)] if readable.kinds else []
         params += [query, limit]
     with connection.cursor() as cursor:
+        # A subquery: one scope alone (the owner's global recall) is a single parenthesised
+        # SELECT, which PostgreSQL refuses to follow with a second ORDER BY.
         cursor.execute(
-            " UNION ALL ".join([branch] * len(visibilities)) + " ORDER BY rank DESC, id LIMIT %s",
+            f"SELECT id FROM ({' UNION ALL '.join([branch] * len(visibilities))}) AS found "
+            "ORDER BY rank DESC, id LIMIT %s",
             [*params, limit],
         )
         return [row[0] for row in cursor.fetchall()]

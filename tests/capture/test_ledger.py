@@ -7,30 +7,11 @@ import pytest
 from capture import extraction
 from capture.models import BatchStatus, CaptureBatch, CaptureThread, ConversationEvent
 from capture.services import ingest
-from capture.services.ingest import batch_process, batch_submit
+from capture.services import proposals as candidate_rules
+from capture.services.ingest import batch_process
 from tests.capture.helpers import items_of
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def submit(django_capture_on_commit_callbacks):
-    """Post a batch as the API does; the enqueue on commit runs the (eager) task."""
-
-    def post(actor, items, *, source="claude_code", thread_id="s-1", **extra):
-        with django_capture_on_commit_callbacks(execute=True):
-            batch = batch_submit(
-                actor=actor,
-                source=source,
-                thread_id=thread_id,
-                items=items,
-                size_bytes=100,
-                **extra,
-            )
-        batch.refresh_from_db()
-        return batch
-
-    return post
 
 
 def stored(thread_id="s-1"):
@@ -114,16 +95,16 @@ def test_a_source_that_trims_old_lines_keeps_the_fingerprints_of_the_rest(submit
 def test_a_crash_mid_batch_then_a_retry_leaves_no_duplicate_and_no_gap(
     submit, agent_actor, monkeypatch
 ):
-    real = extraction.propose_candidates
+    real = extraction.extract
     calls = []
 
-    def crash_once(thread, events, *, agent_name):
+    def crash_once(events, *, project_key):
         calls.append(len(events))
         if len(calls) == 1:
             raise RuntimeError("worker killed")
-        return real(thread, events, agent_name=agent_name)
+        return real(events, project_key=project_key)
 
-    monkeypatch.setattr(extraction, "propose_candidates", crash_once)
+    monkeypatch.setattr(extraction, "extract", crash_once)
     monkeypatch.setattr(ingest, "enqueue", lambda batch_id: None)  # the test drives the worker
     batch = submit(agent_actor, items_of("claude_code"))
 
@@ -146,16 +127,16 @@ def test_a_crash_mid_batch_then_a_retry_leaves_no_duplicate_and_no_gap(
 
 
 def test_the_task_retries_a_failed_attempt_and_records_it(submit, agent_actor, monkeypatch):
-    real = extraction.propose_candidates
+    real = extraction.extract
     calls = []
 
-    def crash_once(thread, events, *, agent_name):
+    def crash_once(events, *, project_key):
         calls.append(1)
         if len(calls) == 1:
             raise RuntimeError("database went away")
-        return real(thread, events, agent_name=agent_name)
+        return real(events, project_key=project_key)
 
-    monkeypatch.setattr(extraction, "propose_candidates", crash_once)
+    monkeypatch.setattr(extraction, "extract", crash_once)
     batch = submit(agent_actor, items_of("memorycenter"), source="memorycenter")
 
     assert batch.status == BatchStatus.DONE and batch.attempts == 2 and batch.last_error == ""
@@ -165,10 +146,10 @@ def test_the_task_retries_a_failed_attempt_and_records_it(submit, agent_actor, m
 def test_a_batch_failing_every_attempt_is_failed_and_its_thread_shows_why(
     submit, agent_actor, monkeypatch
 ):
-    def always(thread, events, *, agent_name):
+    def always(events, *, project_key):
         raise RuntimeError("password=Zq8!vR2#kL9 broke extraction")
 
-    monkeypatch.setattr(extraction, "propose_candidates", always)
+    monkeypatch.setattr(extraction, "extract", always)
     batch = submit(agent_actor, items_of("memorycenter"), source="memorycenter")
 
     assert batch.status == BatchStatus.FAILED and batch.attempts == 6
@@ -180,7 +161,7 @@ def test_a_batch_failing_every_attempt_is_failed_and_its_thread_shows_why(
 def test_a_dry_run_counts_what_would_be_stored_and_stores_nothing(submit, agent_actor, monkeypatch):
     seen = []
     monkeypatch.setattr(
-        extraction, "find_proposals", lambda events: seen.extend(events) or ["p1", "p2"]
+        extraction, "extract", lambda events, project_key: seen.extend(events) or ["p1", "p2"]
     )
     batch = submit(agent_actor, items_of("claude_code"), dry_run=True)
 
@@ -196,17 +177,23 @@ def test_a_dry_run_counts_what_would_be_stored_and_stores_nothing(submit, agent_
 def test_new_events_are_handed_to_extraction_in_the_same_transaction(
     submit, agent_actor, monkeypatch
 ):
-    handed = []
+    handed, proposed = [], []
 
-    def record(thread, events, *, agent_name):
-        handed.append((thread.external_id, agent_name, [e.pk is not None for e in events]))
+    def record(events, *, project_key):
+        handed.append([e.pk is not None for e in events])
+        return ["a proposal"]
+
+    def store(*, thread, proposals, agent_name):
+        proposed.append((thread.external_id, agent_name, proposals))
         return 1
 
-    monkeypatch.setattr(extraction, "propose_candidates", record)
+    monkeypatch.setattr(extraction, "extract", record)
+    monkeypatch.setattr(candidate_rules, "candidates_propose", store)
     batch = submit(agent_actor, items_of("text"), source="text")
     submit(agent_actor, items_of("text"), source="text")  # nothing new: extraction not called
 
-    assert handed == [("s-1", "claude-code", [True] * 6)]
+    assert handed == [[True] * 6]
+    assert proposed == [("s-1", "claude-code", ["a proposal"])]
     assert batch.counts["candidates"] == 1
 
 
