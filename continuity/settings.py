@@ -28,6 +28,14 @@ def env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def env_int(name: str, default: int) -> int:
+    return int(os.environ.get(name, default))
+
+
+def env_float(name: str, default: float) -> float:
+    return float(os.environ.get(name, default))
+
+
 def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
@@ -147,9 +155,7 @@ CSRF_COOKIE_SAMESITE = "Lax"
 SESSION_COOKIE_SECURE = CONTINUITY_HTTPS
 CSRF_COOKIE_SECURE = CONTINUITY_HTTPS
 SECURE_SSL_REDIRECT = CONTINUITY_HTTPS
-SECURE_HSTS_SECONDS = int(
-    os.environ.get("CONTINUITY_HSTS_SECONDS", 31536000 if CONTINUITY_HTTPS else 0)
-)
+SECURE_HSTS_SECONDS = env_int("CONTINUITY_HSTS_SECONDS", 31536000 if CONTINUITY_HTTPS else 0)
 # The host's own subdomains only; `preload` in the header does not itself enrol the domain.
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("CONTINUITY_HSTS_INCLUDE_SUBDOMAINS", CONTINUITY_HTTPS)
 SECURE_HSTS_PRELOAD = env_bool("CONTINUITY_HSTS_PRELOAD", CONTINUITY_HTTPS)
@@ -176,11 +182,9 @@ SECURE_CSP = {
 }
 # Every sign-in form goes through the throttle (continuity/login_throttle.py).
 AUTHENTICATION_BACKENDS = ["accounts.login_throttle.ThrottledModelBackend"]
-CONTINUITY_LOGIN_MAX_FAILURES = int(os.environ.get("CONTINUITY_LOGIN_MAX_FAILURES", 5))
-CONTINUITY_LOGIN_MAX_FAILURES_PER_IP = int(
-    os.environ.get("CONTINUITY_LOGIN_MAX_FAILURES_PER_IP", 20)
-)
-CONTINUITY_LOGIN_WINDOW_SECONDS = int(os.environ.get("CONTINUITY_LOGIN_WINDOW_SECONDS", 900))
+CONTINUITY_LOGIN_MAX_FAILURES = env_int("CONTINUITY_LOGIN_MAX_FAILURES", 5)
+CONTINUITY_LOGIN_MAX_FAILURES_PER_IP = env_int("CONTINUITY_LOGIN_MAX_FAILURES_PER_IP", 20)
+CONTINUITY_LOGIN_WINDOW_SECONDS = env_int("CONTINUITY_LOGIN_WINDOW_SECONDS", 900)
 
 # Celery: the embedded filesystem broker in the lite profile, Redis in the team profile.
 CELERY_BROKER_URL = RUNTIME.broker_url
@@ -212,7 +216,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # directory the command happened to start from.
 CELERY_BEAT_SCHEDULE_FILENAME = str(CONTINUITY_DATA_DIR / "celerybeat-schedule")
 # A scheduled no-op proving that beat, broker and worker work; /health shows its last run.
-CONTINUITY_HEARTBEAT_SECONDS = float(os.environ.get("CONTINUITY_HEARTBEAT_SECONDS", "60"))
+CONTINUITY_HEARTBEAT_SECONDS = env_float("CONTINUITY_HEARTBEAT_SECONDS", 60)
 CELERY_BEAT_SCHEDULE: dict = {
     "heartbeat": {
         "task": "continuity.heartbeat",
@@ -224,67 +228,51 @@ CELERY_BEAT_SCHEDULE: dict = {
 
 
 # --- Workers: maintenance schedule, limits, retention (docs/workers.md) ---------------------
-def _env_seconds(name: str, default: float) -> float:
-    return float(os.environ.get(name, str(default)))
-
-
 # Every task: a soft limit (SoftTimeLimitExceeded, the run is recorded as failed) and a hard
 # one (the worker process is replaced). A job's lease outlives the hard limit.
-CELERY_TASK_SOFT_TIME_LIMIT = int(_env_seconds("CONTINUITY_TASK_SOFT_TIME_LIMIT", 300))
-CELERY_TASK_TIME_LIMIT = int(_env_seconds("CONTINUITY_TASK_TIME_LIMIT", 360))
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("CONTINUITY_TASK_SOFT_TIME_LIMIT", 300)
+CELERY_TASK_TIME_LIMIT = env_int("CONTINUITY_TASK_TIME_LIMIT", 360)
 # Work a maintenance run does before it stops between batches (and the next run goes on).
-CONTINUITY_MAINTENANCE_BUDGET_SECONDS = _env_seconds(
+CONTINUITY_MAINTENANCE_BUDGET_SECONDS = env_float(
     "CONTINUITY_MAINTENANCE_BUDGET_SECONDS", max(CELERY_TASK_SOFT_TIME_LIMIT - 60, 10)
 )
-CONTINUITY_RETENTION_INTERVAL_SECONDS = _env_seconds("CONTINUITY_RETENTION_INTERVAL_SECONDS", 3600)
-CONTINUITY_COMPACTION_INTERVAL_SECONDS = _env_seconds(
-    "CONTINUITY_COMPACTION_INTERVAL_SECONDS", 86400
-)
+CONTINUITY_RETENTION_INTERVAL_SECONDS = env_float("CONTINUITY_RETENTION_INTERVAL_SECONDS", 3600)
+CONTINUITY_COMPACTION_INTERVAL_SECONDS = env_float("CONTINUITY_COMPACTION_INTERVAL_SECONDS", 86400)
 # Retention windows (the owner can override each on the settings page / owner API).
-CONTINUITY_RETENTION_IDEMPOTENCY_HOURS = int(
-    os.environ.get("CONTINUITY_RETENTION_IDEMPOTENCY_HOURS", "24")
+CONTINUITY_RETENTION_IDEMPOTENCY_HOURS = env_int("CONTINUITY_RETENTION_IDEMPOTENCY_HOURS", 24)
+CONTINUITY_RETENTION_TOKENS_DAYS = env_int("CONTINUITY_RETENTION_TOKENS_DAYS", 90)
+CONTINUITY_RETENTION_COUNTERS_HOURS = env_int("CONTINUITY_RETENTION_COUNTERS_HOURS", 24)
+CONTINUITY_RETENTION_MAINTENANCE_RUNS_DAYS = env_int(
+    "CONTINUITY_RETENTION_MAINTENANCE_RUNS_DAYS", 30
 )
-CONTINUITY_RETENTION_TOKENS_DAYS = int(os.environ.get("CONTINUITY_RETENTION_TOKENS_DAYS", "90"))
-CONTINUITY_RETENTION_COUNTERS_HOURS = int(
-    os.environ.get("CONTINUITY_RETENTION_COUNTERS_HOURS", "24")
-)
-CONTINUITY_RETENTION_MAINTENANCE_RUNS_DAYS = int(
-    os.environ.get("CONTINUITY_RETENTION_MAINTENANCE_RUNS_DAYS", "30")
-)
-CONTINUITY_RETENTION_HANDOFFS_DAYS = int(os.environ.get("CONTINUITY_RETENTION_HANDOFFS_DAYS", "30"))
+CONTINUITY_RETENTION_HANDOFFS_DAYS = env_int("CONTINUITY_RETENTION_HANDOFFS_DAYS", 30)
 # Compaction: memories not verified for this long are proposed as stale in Review.
-CONTINUITY_STALE_AFTER_DAYS = int(os.environ.get("CONTINUITY_STALE_AFTER_DAYS", "180"))
+CONTINUITY_STALE_AFTER_DAYS = env_int("CONTINUITY_STALE_AFTER_DAYS", 180)
 # ... and rolls active episodic memories older than this into one summary per project and week.
-CONTINUITY_ROLLUP_AFTER_DAYS = int(os.environ.get("CONTINUITY_ROLLUP_AFTER_DAYS", "30"))
+CONTINUITY_ROLLUP_AFTER_DAYS = env_int("CONTINUITY_ROLLUP_AFTER_DAYS", 30)
 # The watchdog: a job whose last success is older than this many intervals is late.
-CONTINUITY_WATCHDOG_LATE_FACTOR = _env_seconds("CONTINUITY_WATCHDOG_LATE_FACTOR", 3)
+CONTINUITY_WATCHDOG_LATE_FACTOR = env_float("CONTINUITY_WATCHDOG_LATE_FACTOR", 3)
 # ... and pending work with no progress for this long is a stall.
-CONTINUITY_WATCHDOG_STALL_SECONDS = _env_seconds("CONTINUITY_WATCHDOG_STALL_SECONDS", 600)
+CONTINUITY_WATCHDOG_STALL_SECONDS = env_float("CONTINUITY_WATCHDOG_STALL_SECONDS", 600)
 # Capture: raw conversation events, pending candidates (then expired), injection receipts
 # (also at most this many rows), processed batches (their status answers) — docs/capture.md.
-CONTINUITY_RETENTION_EVENTS_DAYS = int(os.environ.get("CONTINUITY_RETENTION_EVENTS_DAYS", "7"))
-CONTINUITY_RETENTION_CANDIDATES_DAYS = int(
-    os.environ.get("CONTINUITY_RETENTION_CANDIDATES_DAYS", "30")
-)
-CONTINUITY_RETENTION_RECEIPTS_DAYS = int(os.environ.get("CONTINUITY_RETENTION_RECEIPTS_DAYS", "30"))
-CONTINUITY_RETENTION_RECEIPTS_MAX_ROWS = int(
-    os.environ.get("CONTINUITY_RETENTION_RECEIPTS_MAX_ROWS", "5000")
-)
-CONTINUITY_RETENTION_BATCHES_DAYS = int(os.environ.get("CONTINUITY_RETENTION_BATCHES_DAYS", "7"))
+CONTINUITY_RETENTION_EVENTS_DAYS = env_int("CONTINUITY_RETENTION_EVENTS_DAYS", 7)
+CONTINUITY_RETENTION_CANDIDATES_DAYS = env_int("CONTINUITY_RETENTION_CANDIDATES_DAYS", 30)
+CONTINUITY_RETENTION_RECEIPTS_DAYS = env_int("CONTINUITY_RETENTION_RECEIPTS_DAYS", 30)
+CONTINUITY_RETENTION_RECEIPTS_MAX_ROWS = env_int("CONTINUITY_RETENTION_RECEIPTS_MAX_ROWS", 5000)
+CONTINUITY_RETENTION_BATCHES_DAYS = env_int("CONTINUITY_RETENTION_BATCHES_DAYS", 7)
 # The queues a worker started without -Q (serve's) consumes: all of them. Tasks name their
 # queue (capture ingestion: `capture`); a team deployment may run workers per queue.
 CELERY_TASK_QUEUES = tuple(
     Queue(_queue, Exchange(_queue), routing_key=_queue)
     for _queue in ("celery", "capture", "embeddings")
 )
-CONTINUITY_CAPTURE_TASK_SOFT_TIME_LIMIT = int(
-    _env_seconds("CONTINUITY_CAPTURE_TASK_SOFT_TIME_LIMIT", 120)
-)
+CONTINUITY_CAPTURE_TASK_SOFT_TIME_LIMIT = env_int("CONTINUITY_CAPTURE_TASK_SOFT_TIME_LIMIT", 120)
 # Batches still queued after this long are sent again (the broker lost or never got them).
-CONTINUITY_CAPTURE_REQUEUE_AFTER_SECONDS = _env_seconds(
+CONTINUITY_CAPTURE_REQUEUE_AFTER_SECONDS = env_float(
     "CONTINUITY_CAPTURE_REQUEUE_AFTER_SECONDS", 600
 )
-CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS = _env_seconds(
+CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS = env_float(
     "CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS", 300
 )
 for _name, _task, _interval in (
@@ -319,13 +307,13 @@ CELERY_TASK_ROUTES = {
 # --- end Semantic recall ----------------------------------------------------------------------
 
 # Memory rules that operators may tune.
-CONTINUITY_TOKEN_DEFAULT_DAYS = int(os.environ.get("CONTINUITY_TOKEN_DEFAULT_DAYS", "90"))
-CONTINUITY_HANDOFF_DEFAULT_DAYS = int(os.environ.get("CONTINUITY_HANDOFF_DEFAULT_DAYS", "14"))
+CONTINUITY_TOKEN_DEFAULT_DAYS = env_int("CONTINUITY_TOKEN_DEFAULT_DAYS", 90)
+CONTINUITY_HANDOFF_DEFAULT_DAYS = env_int("CONTINUITY_HANDOFF_DEFAULT_DAYS", 14)
 # Extractors that turn captured conversation into inbox candidates: comma-separated names
 # registered in capture.extraction; "rules" (the English and Chinese cue rules) by default.
 CONTINUITY_EXTRACTOR = os.environ.get("CONTINUITY_EXTRACTOR", "rules")
 # An agent waits for injection before its prompt is sent: over this, inject nothing.
-CONTINUITY_INJECT_BUDGET_MS = float(os.environ.get("CONTINUITY_INJECT_BUDGET_MS", "150"))
+CONTINUITY_INJECT_BUDGET_MS = env_float("CONTINUITY_INJECT_BUDGET_MS", 150)
 
 LOGGING = {
     "version": 1,
@@ -338,7 +326,7 @@ LOGGING = {
 # --- Agent API (/api/v1/) --------------------------------------------------------------------
 # Requests each agent token may make per minute, counted in the shared cache (Redis in the
 # team profile) so the limit holds across web processes. 0 turns the limit off.
-CONTINUITY_RATE_LIMIT_PER_MINUTE = int(os.environ.get("CONTINUITY_RATE_LIMIT_PER_MINUTE", "600"))
+CONTINUITY_RATE_LIMIT_PER_MINUTE = env_int("CONTINUITY_RATE_LIMIT_PER_MINUTE", 600)
 # As an installed app, ninja serves its docs page's Swagger UI from its own static files
 # instead of loading it from a CDN.
 INSTALLED_APPS += ["ninja"]
@@ -372,10 +360,7 @@ CONTINUITY_MCP_ALLOWED_ORIGINS = env_list(
     ),
 )
 # The SDK logs the end of every stateless request at INFO ("Terminating session: None").
-LOGGING["loggers"] = {
-    **LOGGING.get("loggers", {}),
-    "mcp.server.streamable_http": {"level": "WARNING"},
-}
+LOGGING["loggers"] = {"mcp.server.streamable_http": {"level": "WARNING"}}
 # --- end MCP ----------------------------------------------------------------------------------
 
 # --- Owner API (DRF) --------------------------------------------------------------------------
@@ -384,9 +369,8 @@ LOGGING["loggers"] = {
 # included, is rendered in the {"error": {"code", "message", "details"}} envelope.
 INSTALLED_APPS += ["rest_framework"]
 REST_FRAMEWORK = {
-    # The owner views name their own classes in continuity/owner_api.py: a session
-    # authentication that also refuses bearer tokens outright, and keyset pagination (limit
-    # 1-100, default 50). Neither can be named here: DRF resolves these two settings while
+    # The owner views name their own classes in foundation/drf_door.py (session auth that
+    # refuses bearer tokens, keyset pagination): DRF resolves these two settings while
     # importing its own views, before a module built on those views can load.
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

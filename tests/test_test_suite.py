@@ -15,10 +15,6 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 
-# Being moved to helper modules in parallel; remove from here as each one lands.
-PENDING = {"tests/mcp/test_isolation.py", "tests/mcp/test_tools.py", "tests/mcp/test_stdio.py",
-           "tests/handoff/test_mcp.py"}  # fmt: skip
-
 
 def module_name(path: Path) -> str:
     return ".".join(path.relative_to(ROOT).with_suffix("").parts)
@@ -63,16 +59,6 @@ def offenders(skip=frozenset()) -> dict[str, list[str]]:
 
 
 def test_no_test_module_imports_another_test_module():
-    assert offenders(skip=PENDING) == {}
-
-
-@pytest.mark.xfail(
-    strict=False,
-    reason="tests/mcp/test_isolation.py, test_tools.py, test_stdio.py and "
-    "tests/handoff/test_mcp.py still import tests/mcp/test_http.py and "
-    "tests/api/test_isolation_matrix.py; their helpers are being moved",
-)
-def test_not_even_the_mcp_tests_import_another_test_module():
     assert offenders() == {}
 
 
