@@ -190,6 +190,13 @@ class OwnerViewSet(viewsets.GenericViewSet):
 
     authentication_classes = [OwnerSessionAuthentication]
     serializer_classes: dict[str, type[serializers.Serializer]] = {}
+    # Owner endpoints read through selectors and offer no filter form; the browsable API asks
+    # every list view for a queryset to build one, and DRF's default answer is an assertion
+    # (HTTP 500). A view that has a queryset of its own overrides this.
+    filter_backends = ()
+
+    def get_queryset(self):
+        return ()
 
     @property
     def actor(self) -> Actor:
