@@ -25,13 +25,13 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import CallToolResult
 from pydantic import ValidationError
-from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 
 from accounts.auth import actor_from_authorization
 from accounts.models import PersonalAccessToken
 from accounts.tokens import hash_token
 from continuity.mcp.calls import Caller, as_tool, current_caller, error_result
+from continuity.mcp.guard import HostOriginGuard
 from continuity.mcp.tools import TOOLS
 from foundation.errors import ErrorCode, ServiceError, unavailable_error
 from foundation.input_guard import check_json
@@ -207,7 +207,7 @@ def transport_security() -> TransportSecuritySettings:
     )
 
 
-def http_app() -> Starlette:
+def http_app() -> HostOriginGuard:
     """The Starlette app serving /mcp. Its lifespan runs the SDK's session manager, which
     even stateless requests need: the ASGI dispatcher must forward lifespan to it."""
     app = build_server().streamable_http_app(
@@ -220,7 +220,12 @@ def http_app() -> Starlette:
     # Starlette hands an `Exception` handler to its outermost error middleware, which also
     # sees failures of the SDK's authentication middleware (the token lookup).
     app.add_exception_handler(Exception, _server_error)
-    return app
+    return HostOriginGuard(
+        app,
+        hosts=list(settings.CONTINUITY_MCP_ALLOWED_HOSTS),
+        origins=list(settings.CONTINUITY_MCP_ALLOWED_ORIGINS),
+        path=MCP_PATH,
+    )
 
 
 async def _server_error(request, exc: Exception) -> JSONResponse:
