@@ -30,6 +30,7 @@ from foundation.errors import (
     ErrorCode,
     ServiceError,
     envelope,
+    shown_name,
     unavailable_error,
     validation_error,
 )
@@ -155,7 +156,7 @@ class StrictSerializer(serializers.Serializer):
 
     def to_internal_value(self, data):
         if isinstance(data, dict):
-            unknown = sorted(set(data) - set(self.fields))
+            unknown = sorted({shown_name(name) for name in set(data) - set(self.fields)})
             if unknown:
                 raise exceptions.ValidationError({name: ["Unknown field."] for name in unknown})
         return super().to_internal_value(data)
@@ -166,7 +167,9 @@ class EmptyIn(StrictSerializer):
 
 
 def reject_unknown_params(request, allowed) -> None:
-    unknown = sorted(set(request.query_params) - set(allowed) - {"format"})
+    unknown = sorted(
+        {shown_name(name) for name in set(request.query_params) - set(allowed) - {"format"}}
+    )
     if unknown:
         raise ServiceError(
             ErrorCode.VALIDATION_ERROR,

@@ -7,6 +7,7 @@ Codes are a public contract: clients branch on them, so they never change meanin
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Any
 
@@ -81,6 +82,22 @@ class ServiceError(Exception):
 
     def __repr__(self) -> str:
         return f"ServiceError({self.code!s}, {self.message!r})"
+
+
+# A field or parameter name an error may repeat: what this API's own names look like. Any
+# other name a caller sent (a pasted token used as a JSON key or a query parameter) is not
+# echoed back into the error, and so not into the caller's logs either.
+_NAME_PART = re.compile(r"[a-z][a-z0-9_]{0,39}|[0-9]{1,6}")
+HIDDEN_NAME = "(a name not repeated here)"
+
+
+def shown_name(name: object) -> str:
+    """`name` (a field path like `tags.0`) if every part looks like one of ours, else a
+    placeholder."""
+    text = str(name)
+    if text == "" or all(_NAME_PART.fullmatch(part) for part in text.split(".")):
+        return text
+    return HIDDEN_NAME
 
 
 def envelope(code, message: str, details: list | None = None) -> dict:

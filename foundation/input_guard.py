@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from foundation.errors import ServiceError, validation_error
+from foundation.errors import ServiceError, shown_name, validation_error
 
 MAX_DEPTH = 32
 MAX_INTEGER = 2**53 - 1  # the largest integer a JSON number keeps exactly in JavaScript
@@ -69,7 +69,7 @@ def check_json(value: Any, *, where: str = "") -> None:
     found = json_problem(value)
     if found is None:
         return
-    path, problem = found
+    path, problem = shown_name(found[0]), found[1]
     field = ".".join(part for part in (where, path) if part)
     raise validation_error(f"{field or 'The input'} {problem}.", field=field or None)
 

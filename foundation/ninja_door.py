@@ -23,6 +23,7 @@ from foundation.errors import (
     ErrorCode,
     ServiceError,
     envelope,
+    shown_name,
     unavailable_error,
 )
 
@@ -88,7 +89,7 @@ def _field_path(loc) -> tuple[str, str]:
     location, *path = [str(part) for part in loc] or ["body"]
     if location == "body" and len(path) > 1:
         path = path[1:]
-    return location, ".".join(path)
+    return location, shown_name(".".join(path))
 
 
 def validation_error_response(error: ValidationError) -> JsonResponse:
@@ -128,7 +129,7 @@ def http_error_response(error: HttpError) -> JsonResponse:
 def refuse_unknown_parameters(request: HttpRequest, known) -> None:
     """ninja ignores query parameters it does not know; a misspelt one (`kind` for `kinds`)
     would silently change the answer, so it is refused like an unknown body field."""
-    unknown = sorted(set(request.GET) - set(known))
+    unknown = sorted({shown_name(name) for name in set(request.GET) - set(known)})
     if unknown:
         raise ServiceError(
             ErrorCode.VALIDATION_ERROR,

@@ -33,7 +33,7 @@ from accounts.tokens import hash_token
 from continuity.mcp.calls import Caller, as_tool, current_caller, error_result
 from continuity.mcp.guard import HostOriginGuard
 from continuity.mcp.tools import TOOLS
-from foundation.errors import ErrorCode, ServiceError, unavailable_error
+from foundation.errors import ErrorCode, ServiceError, shown_name, unavailable_error
 from foundation.input_guard import check_json
 
 MCP_PATH = "/mcp"
@@ -50,7 +50,7 @@ checkpoint at milestones. The user reviews everything agents write."""
 def _validation_failure(error: ValidationError) -> ServiceError:
     details, parts = [], []
     for item in error.errors():
-        field = ".".join(str(part) for part in item["loc"]) or None
+        field = shown_name(".".join(str(part) for part in item["loc"])) or None
         details.append({"field": field, "message": item["msg"]})
         parts.append(f"{field}: {item['msg']}" if field else item["msg"])
     return ServiceError(
@@ -94,7 +94,12 @@ class ContinuityMCP(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context=None) -> CallToolResult:
         reset = current_caller.set(self._caller())
         try:
-            unknown = sorted(set(arguments) - self._parameters.get(name, set(arguments)))
+            unknown = sorted(
+                {
+                    shown_name(arg)
+                    for arg in set(arguments) - self._parameters.get(name, set(arguments))
+                }
+            )
             if unknown:
                 return error_result(
                     ServiceError(
