@@ -6,15 +6,10 @@ projects (others read as not found, like any row it may not see).
 
 from __future__ import annotations
 
+from capture.access import may_use_thread
 from capture.models import BatchStatus, CaptureBatch, CaptureThread
 from foundation.actors import Actor
 from foundation.errors import not_found
-
-
-def _visible(actor: Actor, thread: CaptureThread) -> bool:
-    return not (
-        actor.is_agent and thread.project_key and not actor.may_touch_project(thread.project_key)
-    )
 
 
 def thread_data(thread: CaptureThread) -> dict:
@@ -60,7 +55,7 @@ def batch_status(*, actor: Actor, batch_id) -> dict:
     batch = (
         CaptureBatch.objects.select_related("thread").filter(pk=batch_id, owner=actor.user).first()
     )
-    if batch is None or not _visible(actor, batch.thread):
+    if batch is None or not may_use_thread(actor, batch.thread):
         raise not_found("capture batch")
     return batch_data(batch)
 
@@ -70,6 +65,6 @@ def thread_status(*, actor: Actor, source: str, thread_id: str) -> dict:
     thread = CaptureThread.objects.filter(
         owner=actor.user, source=source, external_id=thread_id
     ).first()
-    if thread is None or not _visible(actor, thread):
+    if thread is None or not may_use_thread(actor, thread):
         raise not_found("capture thread")
     return thread_data(thread)

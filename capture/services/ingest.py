@@ -23,6 +23,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from capture import pipeline
+from capture.access import may_use_thread
 from capture.models import BatchStatus, CaptureBatch, CaptureThread, Source
 from capture.redaction import redact
 from foundation import queue
@@ -116,8 +117,10 @@ def _thread_for(actor: Actor, source: str, external_id: str, *, workspace: str, 
                 )
         except IntegrityError:
             thread = CaptureThread.objects.get(**lookup)
-    if actor.is_agent and thread.project_key and not actor.may_touch_project(thread.project_key):
-        raise forbidden("This thread belongs to a project this token may not touch.")
+    if not may_use_thread(actor, thread):
+        raise forbidden(
+            "This thread belongs to another agent or to a project this token may not touch."
+        )
     changed = {
         name: value
         for name, value in (("workspace", workspace), ("project_key", project_key))

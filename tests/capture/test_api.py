@@ -150,3 +150,29 @@ def test_the_raw_items_are_gone_once_processed(api, post):
     assert "Zq8!vR2#kL9" not in json.dumps(
         list(ConversationEvent.objects.values("text")), ensure_ascii=False
     )
+
+
+def test_no_agent_appends_to_another_agents_thread_or_relabels_its_project(api, post):
+    claude, codex = api("claude-code"), api("codex")
+    assert post(claude, body(project_key="github:ada/shop")).status_code == 202
+
+    refused = post(codex, body(project_key="github:ada/other"))
+
+    assert_envelope(refused, 403, "FORBIDDEN")
+    thread = CaptureThread.objects.get(external_id="sess-1")
+    assert (thread.agent_name, thread.project_key) == ("claude-code", "github:ada/shop")
+    assert_envelope(codex.get("/api/v1/capture/threads/claude_code/sess-1"), 404, "NOT_FOUND")
+
+
+def test_a_restricted_token_reaches_no_thread_or_batch_without_a_project(api, post):
+    open_token = api("codex")
+    batch_id = post(open_token, body("codex", thread_id="loose")).json()["batch_id"]
+    restricted = api("codex", allowed_projects=["github:ada/shop"])
+
+    assert_envelope(restricted.get("/api/v1/capture/threads/codex/loose"), 404, "NOT_FOUND")
+    assert_envelope(restricted.get(f"{BATCHES}/{batch_id}"), 404, "NOT_FOUND")
+    assert_envelope(
+        post(restricted, body("codex", thread_id="loose", project_key="github:ada/shop")),
+        403, "FORBIDDEN",
+    )  # fmt: skip
+    assert CaptureThread.objects.get(external_id="loose").project_key == ""
