@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from memories.gates import redact as redact_secrets
@@ -23,6 +24,9 @@ _MAY_HOLD_SECRET = re.compile(
     r"|xox|xapp-|A[KSBC][IC]A|aws|bearer|pass|pwd|密码|口令|key|secret|token",
     re.IGNORECASE,
 )
+
+# What a redacted span becomes (memories.gates.redact): "[REDACTED:card_number]".
+REDACTION_MASK = re.compile(r"\[REDACTED:([a-z_]+)\]")
 
 
 @dataclass(frozen=True)
@@ -44,3 +48,23 @@ def redact(text: str) -> Redacted:
         return Redacted(text, {}, original)
     redacted, counts = redact_secrets(text)
     return Redacted(redacted, counts, original)
+
+
+def redact_items(items: list) -> tuple[list, Counter]:
+    """Raw items with every string in them redacted, and the per-rule counts: what a batch
+    stores before any worker sees it, so no credential is kept even for a moment, whether
+    the batch is later processed, retried or failed."""
+    counts: Counter = Counter()
+
+    def clean(node):
+        if isinstance(node, str):
+            found = redact(node)
+            counts.update(found.counts)
+            return found.text
+        if isinstance(node, list):
+            return [clean(child) for child in node]
+        if isinstance(node, dict):
+            return {key: clean(value) for key, value in node.items()}
+        return node
+
+    return [clean(item) for item in items], counts

@@ -22,6 +22,17 @@ class Reply:
         self.body = body
 
 
+def encode_json(body) -> bytes:
+    """UTF-8 JSON of `body`. A transcript can hold a broken character (an unpaired surrogate,
+    which UTF-8 cannot encode and the server refuses): it becomes U+FFFD, so one bad
+    character never stops a conversation from being captured."""
+    text = json.dumps(body, ensure_ascii=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").encode("utf-8")
+
+
 def call(method: str, url: str, *, token: str = "", body=None, timeout: float = 1.0) -> Reply:
     """One request; any HTTP status comes back as a Reply, transport failures (refused,
     timed out, a malformed reply) raise OSError."""
@@ -30,7 +41,7 @@ def call(method: str, url: str, *, token: str = "", body=None, timeout: float = 
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise OSError(f"not an http(s) URL: {url!r}")
     port = parts.port or (443 if parts.scheme == "https" else 80)
-    data = b"" if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
+    data = b"" if body is None else encode_json(body)
     host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
     lines = [
         f"{method} {parts.path or '/'}{'?' + parts.query if parts.query else ''} HTTP/1.1",

@@ -7,12 +7,14 @@ propose step only counts, so a dry run writes nothing but the batch's own counts
 
 from __future__ import annotations
 
+from collections import Counter
+
 from django.utils import timezone
 
 from capture import adapters, extraction
 from capture.pipeline import ledger
 from capture.pipeline.base import BatchRun, Step, StopPipeline
-from capture.redaction import redact
+from capture.redaction import REDACTION_MASK, redact
 from capture.services import proposals as candidate_rules
 
 
@@ -35,10 +37,13 @@ class Redact(Step):
         for index, event in enumerate(run.events):
             if event.is_marker:
                 continue  # markers keep no text; their identity is already a hash
+            # The batch's raw items were redacted when it was stored (counted in the batch
+            # then): the event counts those masks as its own, plus anything found now.
+            masked = Counter(REDACTION_MASK.findall(event.text))
             found = redact(event.text)
             event.text, event.identity = found.text, found.original_sha256
-            if found.counts:
-                run.event_redactions[index] = found.counts
+            if found.counts or masked:
+                run.event_redactions[index] = dict(masked + Counter(found.counts))
                 run.redactions.update(found.counts)
 
 

@@ -15,6 +15,7 @@ processed again.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from datetime import timedelta
 from uuid import UUID
 
@@ -25,7 +26,7 @@ from django.utils import timezone
 from capture import pipeline
 from capture.access import may_use_thread
 from capture.models import BatchStatus, CaptureBatch, CaptureThread, Source
-from capture.redaction import redact
+from capture.redaction import redact, redact_items
 from foundation import queue
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, forbidden, validation_error
@@ -93,11 +94,13 @@ def batch_submit(
     project_key = _text_arg(project_key, "project_key", MAX_PROJECT_KEY_CHARS)
     if actor.is_agent:
         _check_project(actor, project_key)
+    stored, redactions = redact_items(items)
     with transaction.atomic():
         thread = _thread_for(actor, source, thread_id, workspace=workspace, project_key=project_key)
         batch = CaptureBatch.objects.create(
             owner=actor.user, thread=thread, token=actor.token, agent_name=actor.agent_name,
-            run_id=run_id, dry_run=dry_run, items=items, item_count=len(items), size_bytes=size_bytes,
+            run_id=run_id, dry_run=dry_run, items=stored, item_count=len(items),
+            size_bytes=size_bytes, redactions=dict(redactions),
         )  # fmt: skip
         transaction.on_commit(lambda: enqueue(batch.pk))
     return batch
@@ -207,7 +210,9 @@ def batch_process(*, batch_id) -> CaptureBatch | None:
         thread = CaptureThread.objects.select_for_update().get(pk=batch.thread_id)
         run = pipeline.run_batch(batch, thread)
         batch.status, batch.finished_at, batch.last_error = BatchStatus.DONE, timezone.now(), ""
-        batch.items, batch.counts, batch.redactions = None, run.counts(), dict(run.redactions)
+        # Redacted at submission already (the counts kept then), and by the pipeline's step.
+        redactions = Counter(batch.redactions or {}) + run.redactions
+        batch.items, batch.counts, batch.redactions = None, run.counts(), dict(redactions)
         batch.save(
             update_fields=["status", "finished_at", "last_error", "items", "counts", "redactions"]
         )
