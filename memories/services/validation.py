@@ -68,12 +68,19 @@ def label(value, field: str, max_chars: int, *, required: bool = True) -> str | 
 
 
 def string_list(values, field: str, max_items: int, max_chars: int, *, fold: bool) -> list[str]:
-    """A bounded list of short strings, trimmed and de-duplicated in order."""
+    """A bounded list of short strings, trimmed and de-duplicated in order. The bound holds
+    for the list as sent, before any work on its items: 20,000 tags took 16 s to
+    de-duplicate before they were counted."""
     if values is None:
         return []
-    if not isinstance(values, (list, tuple)) or not all(isinstance(v, str) for v in values):
+    if not isinstance(values, (list, tuple)):
+        raise validation_error(f"{field} must be a list of strings.", field=field)
+    if len(values) > max_items:
+        raise validation_error(f"{field} holds at most {max_items} items.", field=field)
+    if not all(isinstance(v, str) for v in values):
         raise validation_error(f"{field} must be a list of strings.", field=field)
     cleaned: list[str] = []
+    seen: set[str] = set()
     for value in values:
         if "\x00" in value:
             raise validation_error(f"{field} must not contain NUL characters.", field=field)
@@ -86,10 +93,9 @@ def string_list(values, field: str, max_items: int, max_chars: int, *, fold: boo
             raise validation_error(
                 f"each of {field} must be at most {max_chars} characters.", field=field
             )
-        if value not in cleaned:
+        if value not in seen:
+            seen.add(value)
             cleaned.append(value)
-    if len(cleaned) > max_items:
-        raise validation_error(f"{field} holds at most {max_items} items.", field=field)
     return cleaned
 
 

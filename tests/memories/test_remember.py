@@ -393,3 +393,15 @@ def test_mixed_language_content_round_trips(agent_actor):
     receipt = remember(agent_actor, content=content, kind="constraint", tags=["前端", "PNPM"])
     memory = Memory.objects.get(pk=receipt.id)
     assert memory.content == content and memory.tags == ["前端", "pnpm"]
+
+
+def test_a_huge_tag_list_is_refused_before_any_work_on_it(agent_actor):
+    from foundation.errors import ErrorCode, ServiceError
+    from memories.services import memory_remember
+
+    with pytest.raises(ServiceError) as caught:
+        memory_remember(
+            actor=agent_actor, content="Use uv.", kind="preference", tags=["uv"] * 20_000
+        )
+    assert caught.value.code == ErrorCode.VALIDATION_ERROR
+    assert caught.value.details[0]["field"] == "tags"
