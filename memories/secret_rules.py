@@ -1,11 +1,12 @@
-"""What a credential looks like: the rule table the write gate (memories.gates) and capture's
-redaction share, so one definition says what never enters the store.
+"""What a labelled credential looks like: the first part of the rule table the write gate
+(memories.gates) and capture's redaction share, so one definition says what never enters
+the store. memories.secret_shapes adds the provider families, personal numbers and
+unlabelled tokens, and assembles the whole table (`SECRET_RULES`).
 
 Every rule favours catching a real credential over tolerating an odd phrasing, but values
 that are evidently not secrets pass: placeholders (`<password>`, `***`, `xxx`, `changeme`),
 references to where a secret lives (`${DB_PASSWORD}`, `$TOKEN`, `os.environ[...]`,
-`{{ token }}`), file paths, and prose ("the password field must be hashed"). Personal
-numbers (payment cards, PRC resident ID numbers) are reported only when their checksums hold.
+`{{ token }}`), file paths, and prose ("the password field must be hashed").
 """
 
 from __future__ import annotations

@@ -188,21 +188,31 @@ def _chains(text: str) -> Iterator[list[tuple[list[_Group], str]]]:
 
 
 def _candidates(text: str) -> Iterator[list[_Group]]:
-    """Group runs that could be one number: a whole segment or a prefix of one (a stray
-    group rides along: "4111 1111 1111 1111 12 pcs"), or short segments split by words."""
+    """Group runs that could be one number, each of 19 digits or fewer: a segment (or the
+    rest of one, from a group whose size differs from the one before: "ref 12 4111 ..."),
+    a prefix of that when it is not itself shaped like a card (a stray group rides along:
+    "4111 1111 1111 1111 12 pcs"), or short segments split by words. Bounded, so a long
+    table of numbers costs time linear in its length."""
     for chain in _chains(text):
         for index, (groups, _) in enumerate(chain):
-            yield groups
-            whole = "".join(group.digits for group in groups)
-            if not card_shaped(whole):  # a wrong card number is not a right one plus digits
-                for end in range(len(groups) - 1, 0, -1):
-                    yield groups[:end]
+            sizes = [len(group.digits) for group in groups]
+            for first in range(len(groups)):
+                if first and sizes[first] == sizes[first - 1]:
+                    continue
+                total, end = 0, first
+                while end < len(groups) and total + sizes[end] <= 19:
+                    total += sizes[end]
+                    end += 1
+                whole = end == len(groups)
+                if whole:
+                    yield groups[first:]
+                digits = "".join(group.digits for group in groups[first:end])
+                if not (whole and card_shaped(digits)):  # a wrong card is not a right one + digits
+                    for stop in range(end - (1 if whole else 0), first, -1):
+                        yield groups[first:stop]
             joined = list(groups)
             for later, _gap in chain[index + 1 : index + 6]:
-                if (
-                    sum(len(g.digits) for g in joined) > 12
-                    or sum(len(g.digits) for g in later) > 12
-                ):
+                if sum(sizes) > 12 or sum(len(g.digits) for g in later) > 12:
                     break
                 joined = joined + later
                 yield joined
@@ -263,10 +273,9 @@ _CREDENTIAL_WORD = (
     r"|(?<=[a-z0-9])(?:Token|Key|Secret|Password|Pwd|Passwd|Credential)"
     r"|密钥|秘钥|令牌|密码|口令|凭证|凭据|私钥|访问码)"
 )
-_NEAR_TOKEN = re.compile(
-    r"(?P<word>" + _CREDENTIAL_WORD + r")(?P<gap>[^\n.;。；!?]{0,24}?)"
-    r"(?<![A-Za-z0-9+/_.~-])(?P<secret>[A-Za-z0-9][A-Za-z0-9+/=_.~-]{19,})"
-)
+# Tokens are rarer than words: find each long token, then look for the word before it.
+_LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_.~-])[A-Za-z0-9][A-Za-z0-9+/=_.~-]{19,}")
+_WORD_BEFORE = re.compile(r"(?P<word>" + _CREDENTIAL_WORD + r")[^\n.;。；!?]{0,24}$")
 # Words that make "key" or "token" something else: a database key, a public key, a checksum.
 _NOT_A_CREDENTIAL = re.compile(
     r"(?i:idempoten|primary|foreign|cache|sort|partition|public|\bpub\b|object|bucket|lookup"
@@ -311,11 +320,16 @@ def machine_made(value: str) -> bool:
 
 
 def _labelled_token(text: str) -> Iterator[tuple[int, int]]:
-    for match in _NEAR_TOKEN.finditer(text):
-        context = text[max(0, match.start() - 24) : match.start("secret")]
-        if _NOT_A_CREDENTIAL.search(context) or not machine_made(match["secret"]):
+    for token in _LONG_TOKEN.finditer(text):
+        if not machine_made(token[0]):
             continue
-        yield match.start("secret"), match.start("secret") + len(match["secret"].rstrip(".~-_"))
+        window_start = max(0, token.start() - 64)
+        word = _WORD_BEFORE.search(text, window_start, token.start())
+        if word is None:
+            continue
+        context = text[max(0, word.start() - 24) : token.start()]
+        if not _NOT_A_CREDENTIAL.search(context):
+            yield token.start(), token.start() + len(token[0].rstrip(".~-_"))
 
 
 _BASE_HINTS = {

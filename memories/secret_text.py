@@ -57,9 +57,30 @@ class Normalised:
         return self.starts[start], self.starts[end - 1] + 1
 
 
+class _FoldTable(dict):
+    """str.translate's table, filled on first sight of each character; `irregular` holds
+    the characters that fold to other than exactly one character."""
+
+    irregular: set[str] = set()
+
+    def __missing__(self, code: int) -> str:
+        folded = self[code] = _fold(chr(code))
+        if len(folded) != 1:
+            self.irregular.add(chr(code))
+        return folded
+
+
+_TABLE = _FoldTable()
+
+
 def normalise(text: str) -> Normalised:
     if text.isascii():
         return Normalised(text)
+    folded = text.translate(_TABLE)  # one pass in C for the usual case
+    if folded == text:
+        return Normalised(text)
+    if _TABLE.irregular.isdisjoint(text):
+        return Normalised(folded)  # one character for one: positions are unchanged
     pieces: list[str] = []
     starts: list[int] = []
     position, changed = 0, False
@@ -67,11 +88,19 @@ def normalise(text: str) -> Normalised:
         begin, end = run.span()
         pieces.append(text[position:begin])
         starts.extend(range(position, begin))
-        for index in range(begin, end):
-            folded = _fold(text[index])
-            changed = changed or folded != text[index]
-            pieces.append(folded)
-            starts.extend([index] * len(folded))
+        folded = [_fold(char) for char in run[0]]
+        joined = "".join(folded)
+        pieces.append(joined)
+        if joined == run[0]:
+            starts.extend(range(begin, end))
+            position = end
+            continue
+        changed = True
+        if len(joined) == end - begin and all(len(piece) == 1 for piece in folded):
+            starts.extend(range(begin, end))  # one character for one (the usual case)
+        else:
+            for index, piece in enumerate(folded, begin):
+                starts.extend([index] * len(piece))
         position = end
     if not changed:
         return Normalised(text)
@@ -84,7 +113,8 @@ def normalise(text: str) -> Normalised:
 
 MAX_DEPTH = 3  # base64 inside %-encoding inside base64, and no further
 MAX_SEGMENT = 16_384  # characters; longer blobs are data, not a wrapped token
-_PERCENT_SEGMENT = re.compile(r"[^\s\"'<>=&?]*%[0-9A-Fa-f]{2}[^\s\"'<>=&?]*")
+_WORD = re.compile(r"[^\s\"'<>=&?]+")  # a %-encoded segment is one of these with an escape
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _BASE64_SEGMENT = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 
@@ -128,8 +158,9 @@ def decode_base64(segment: str) -> str | None:
 
 def encoded_segments(text: str, budget: DecodeBudget) -> Iterator[tuple[int, int, str]]:
     """(start, end, decoded) for each segment of `text` that decodes to something else."""
-    for match in _PERCENT_SEGMENT.finditer(text):
-        if budget.take(match[0]):
+    words = _WORD.finditer(text) if "%" in text else ()
+    for match in words:
+        if "%" in match[0] and _PERCENT_ESCAPE.search(match[0]) and budget.take(match[0]):
             decoded = unquote(match[0])
             if decoded != match[0]:
                 yield match.start(), match.end(), decoded
