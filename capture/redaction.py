@@ -16,12 +16,15 @@ from dataclasses import dataclass
 
 from memories.gates import redact as redact_secrets
 
-# Every rule needs one of these to match: text with none of them (most conversation) skips
-# the full rule table. A pre-check may only ever let more through, never less, so it is
-# deliberately loose: any long digit run, any "://", any of the rules' keywords.
+# Every rule needs one of these to match in the normalised text: text with none of them
+# (most conversation) skips the full scan. A pre-check may only ever let more through, never
+# less, so it is deliberately loose: any non-ASCII character (normalisation may turn it into
+# anything), any %-escape or base64-looking run (it may decode to a secret), any digit
+# group, any "://", any of the rules' keywords and prefixes.
 _MAY_HOLD_SECRET = re.compile(
-    r"[0-9]{4}|://|-----BEGIN|cont_pat_|author|cookie|sk-|[sr]k_|gh[pousr]_|github_pat_"
-    r"|xox|xapp-|A[KSBC][IC]A|aws|bearer|pass|pwd|密码|口令|key|secret|token",
+    r"[^\x00-\x7f]|%[0-9A-Fa-f]{2}|[A-Za-z0-9+/_-]{16}|[0-9]{2}|://|-----BEGIN|cont_pat_|author"
+    r"|cookie|sk-|[sr]k_|gh[pousr]_|github_pat_|xox|xapp-|A[KSBC][IC]A|aws|bearer|pass|pwd|key"
+    r"|secret|token|cred|auth|AIza|eyJ|whsec_|hf_|gl[a-z]{2,5}-|SG\.|sig=|npm_|hvs\.|:AA",
     re.IGNORECASE,
 )
 

@@ -17,7 +17,9 @@ from collections.abc import Mapping
 
 from foundation.errors import ErrorCode, ServiceError, validation_error
 from memories.models.choices import MAX_CONTENT_CHARS  # the data model's bound (DESIGN §3)
-from memories.secret_rules import RULE_NAMES, SECRET_RULES, SecretFinding, SecretRule
+from memories.secret_rules import SecretFinding, SecretRule
+from memories.secret_shapes import RULE_NAMES, SECRET_RULES
+from memories.secret_text import MAX_DEPTH, DecodeBudget, encoded_segments, normalise
 
 __all__ = [
     "MAX_CONTENT_CHARS",
@@ -39,11 +41,14 @@ __all__ = [
 
 
 def find_secrets(text: str) -> list[SecretFinding]:
-    """Findings in text order. A finding inside another one (a bearer token inside an
-    Authorization header) is dropped; partly overlapping ones are both kept."""
+    """Findings in text order, as spans of the original text. The rules read the text
+    normalised (memories.secret_text); %-encoded and base64 segments are decoded and read
+    again, a few levels deep, and a secret found inside one reports the whole encoded
+    segment. A finding inside another one (a bearer token inside an Authorization header)
+    is dropped; partly overlapping ones are both kept."""
     if not text:
         return []
-    ranked = [(hit, rank) for rank, rule in enumerate(SECRET_RULES) for hit in rule.findings(text)]
+    ranked = _ranked_findings(text, 0, DecodeBudget())
     ranked.sort(key=lambda pair: (pair[0].start, pair[0].start - pair[0].end, pair[1]))
     kept: list[SecretFinding] = []
     reach = -1
@@ -53,6 +58,33 @@ def find_secrets(text: str) -> list[SecretFinding]:
         kept.append(finding)
         reach = finding.end
     return kept
+
+
+def _ranked_findings(text: str, depth: int, budget: DecodeBudget) -> list[tuple]:
+    normalised = normalise(text)
+    ranked = []
+    lowered = normalised.text.lower()
+    for rank, rule in enumerate(SECRET_RULES):
+        if rule.hints and not any(hint in lowered for hint in rule.hints):
+            continue  # the rule cannot match: none of the strings its matches contain
+        for hit in rule.findings(normalised.text):
+            start, end = normalised.span(hit.start, hit.end)
+            ranked.append((SecretFinding(hit.rule, start, end), rank))
+    if depth < MAX_DEPTH:
+        for start, end, decoded in encoded_segments(normalised.text, budget):
+            # The decoded value is read with the words before it ("token: <encoded>").
+            line_start = normalised.text.rfind("\n", max(0, start - 40), start) + 1
+            before = normalised.text[max(line_start, start - 40) : start]
+            inner = [
+                pair
+                for pair in _ranked_findings(before + decoded, depth + 1, budget)
+                if pair[0].end > len(before)
+            ]
+            if inner:
+                start, end = normalised.span(start, end)
+                finding, rank = min(inner, key=lambda pair: pair[1])
+                ranked.append((SecretFinding(finding.rule, start, end), rank))
+    return ranked
 
 
 def redact(text: str) -> tuple[str, dict[str, int]]:

@@ -1,11 +1,12 @@
-"""What a credential looks like: the rule table the write gate (memories.gates) and capture's
-redaction share, so one definition says what never enters the store.
+"""What a labelled credential looks like: the first part of the rule table the write gate
+(memories.gates) and capture's redaction share, so one definition says what never enters
+the store. memories.secret_shapes adds the provider families, personal numbers and
+unlabelled tokens, and assembles the whole table (`SECRET_RULES`).
 
 Every rule favours catching a real credential over tolerating an odd phrasing, but values
 that are evidently not secrets pass: placeholders (`<password>`, `***`, `xxx`, `changeme`),
 references to where a secret lives (`${DB_PASSWORD}`, `$TOKEN`, `os.environ[...]`,
-`{{ token }}`), file paths, and prose ("the password field must be hashed"). Personal
-numbers (payment cards, PRC resident ID numbers) are reported only when their checksums hold.
+`{{ token }}`), file paths, and prose ("the password field must be hashed").
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-
-from memories.identifiers import card_number_valid, card_shaped, prc_id_valid
 
 
 @dataclass(frozen=True)
@@ -32,6 +31,8 @@ class SecretRule:
     name: str
     pattern: re.Pattern[str]
     validate: Callable[[re.Match[str]], bool] | None = None
+    # Lower-case strings one of which every match contains: text with none skips the rule.
+    hints: tuple[str, ...] = ()
 
     def findings(self, text: str) -> Iterator[SecretFinding]:
         has_secret_group = "secret" in self.pattern.groupindex
@@ -64,7 +65,7 @@ _PROSE_WORDS = frozenset(
 
 
 def _unquote(value: str) -> str:
-    return value.strip().strip("\"'“”‘’`").strip()
+    return value.strip().strip("\"'“”‘’`「」『』").strip()
 
 
 def _is_placeholder(value: str) -> bool:
@@ -122,7 +123,7 @@ def _password_is_plausible(match: re.Match[str]) -> bool:
     value = _unquote(raw).rstrip(".!?:)")  # sentence punctuation after a bare word
     if len(value.replace(" ", "")) < 6 or _is_placeholder(value) or _PATH.match(value):
         return False
-    if raw[0] in "\"'“‘":
+    if raw[0] in "\"'“‘「『":
         return True
     if _CODE_CALL.match(value):
         return False
@@ -132,21 +133,8 @@ def _password_is_plausible(match: re.Match[str]) -> bool:
     operator = match["operator"] or match["flag"] or match["cjk_operator"] or ""
     if value.lower() in _PROSE_WORDS or operator.strip().lower() == "is":
         return False
-    rest = match.string[match.end("secret") :].lstrip(" \t")
-    return not rest[:1].isalpha()
-
-
-def _card_is_valid(match: re.Match[str]) -> bool:
-    digits = re.sub(r"[ -]", "", match[0])
-    if card_number_valid(digits):
-        return True
-    # "4111 1111 1111 1111 12 pcs": a stray group rides along rather than hide the card,
-    # unless the whole is itself shaped like a (wrong) card number.
-    return bool(match["sep"]) and not card_shaped(digits) and card_number_valid(digits[:16])
-
-
-def _prc_id_is_valid(match: re.Match[str]) -> bool:
-    return prc_id_valid(match[0])
+    rest = match.string[match.end("secret") :].lstrip(" \t")[:1]
+    return not (rest.isascii() and rest.isalpha())
 
 
 def _url_password_is_real(match: re.Match[str]) -> bool:
@@ -162,12 +150,14 @@ def _url_password_is_real(match: re.Match[str]) -> bool:
 
 # --- the rules ----------------------------------------------------------------------------
 
-_QUOTED = r""""[^"\n]{1,200}"|'[^'\n]{1,200}'|“[^”\n]{1,200}”"""
+_QUOTED = (
+    r""""[^"\n]{1,200}"|'[^'\n]{1,200}'|“[^”\n]{1,200}”|「[^」\n]{1,200}」|『[^』\n]{1,200}』"""
+)
 _QUOTED_OR_BARE = rf"""(?:{_QUOTED}|(?:(?!["',;])[!-~])+)"""
 _OPERATOR = r"""["']?\s*(?::=|=>|[=:：])\s*"""
 _I = re.IGNORECASE
 
-SECRET_RULES: tuple[SecretRule, ...] = (
+BASE_RULES: tuple[SecretRule, ...] = (
     # Specific shapes first: when two rules report the same span, the earlier one names it.
     SecretRule(
         # The search for the END line stops at the next BEGIN, so text full of unterminated
@@ -254,8 +244,9 @@ SECRET_RULES: tuple[SecretRule, ...] = (
     SecretRule(
         "url_credentials",
         re.compile(
-            r"(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{1,20}://"
-            r"(?P<user>[^\s:/@]{0,100}):(?P<secret>[^\s/@]{1,200})@",
+            # The password runs to the last "@" before a host, so "p@ss/w0rd" is whole.
+            r"(?<![A-Za-z0-9+.-])[a-z][a-z0-9+.-]{1,20}://(?P<user>[^\s:/@]{0,100}):"
+            r"(?P<secret>[^\s\"'<>]{1,200})@(?=[A-Za-z0-9.\[\]_-]+(?::[0-9]+)?(?:[/?#\s\"'<>,]|$))",
             _I,
         ),
         _url_password_is_real,
@@ -265,12 +256,14 @@ SECRET_RULES: tuple[SecretRule, ...] = (
         # manager" are prose. English "is" counts only for values that are not bare words.
         "password_assignment",
         re.compile(
-            r"(?:(?<![a-z0-9])(?:password|passwd|passphrase|pwd)"
-            r"(?P<operator>" + _OPERATOR + r"|\s+is\s+)"
-            r"|(?<![a-z0-9])--(?:password|passwd)(?P<flag>\s+)"
-            r"|(?:密码|口令)\s*(?P<cjk_operator>[:=：]|是|为|设为|设置为|改为|改成)\s*)"
+            # DB_PASSWORD, dbPassword, POSTGRES_PASSWORD, pass:, 密码是 / 口令为 / 密碼：.
+            r"(?:(?:(?<![A-Za-z0-9])(?i:password|passwd|passphrase|pwd|pass)"
+            r"|(?<=[A-Za-z0-9])(?:Password|Passwd|Pwd|PASSWORD|PASSWD|PWD|PASS))"
+            r"(?P<operator>" + _OPERATOR + r"|\s+(?i:is)\s+)"
+            r"|(?<![A-Za-z0-9])--(?i:password|passwd)(?P<flag>\s+)"
+            r"|(?:密码|密碼|口令)\s*(?P<cjk_operator>(?:就是|设置为|設置為|设为|改为|改成|更改为|是|为|為)"
+            r"\s*[:=：]?|[:=：]))\s*"
             r"(?P<secret>" + _QUOTED_OR_BARE + r")",
-            _I,
         ),
         _password_is_plausible,
     ),
@@ -286,27 +279,4 @@ SECRET_RULES: tuple[SecretRule, ...] = (
         ),
         _group_is_random("secret", 16),
     ),
-    SecretRule(
-        # PRC resident identity number; before card_number so an 18-digit number that also
-        # passes Luhn is named for what its checksum and birth date prove it is.
-        "prc_id_number",
-        re.compile(
-            r"(?<![0-9A-Za-z])[1-9][0-9]{5}(?:18|19|20)[0-9]{2}(?:0[1-9]|1[0-2])"
-            r"(?:0[1-9]|[12][0-9]|3[01])[0-9]{3}[0-9Xx](?![0-9A-Za-z])"
-        ),
-        _prc_id_is_valid,
-    ),
-    SecretRule(
-        # Payment card numbers: 13-19 digits together, or in groups of four (Amex 4-6-5)
-        # with one kind of separator; the validator checks issuer, length and Luhn digit.
-        "card_number",
-        re.compile(
-            r"(?<![0-9][ -])(?<![0-9])(?:[0-9]{13,19}"
-            r"|[0-9]{4}(?P<sep>[ -])[0-9]{4}(?P=sep)[0-9]{4}(?P=sep)[0-9]{1,4}(?:(?P=sep)[0-9]{1,3})?"
-            r"|[0-9]{4}(?P<amex_sep>[ -])[0-9]{6}(?P=amex_sep)[0-9]{4,5})"
-            r"(?![0-9])"
-        ),
-        _card_is_valid,
-    ),
 )
-RULE_NAMES = tuple(rule.name for rule in SECRET_RULES)

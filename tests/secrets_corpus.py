@@ -8,8 +8,10 @@ to trip on.
 
 from __future__ import annotations
 
+import base64
 import random
 import string
+from urllib.parse import quote
 
 ALNUM = string.ascii_letters + string.digits
 
@@ -29,6 +31,11 @@ def key_block(kind: str, suffix: str = "") -> str:
     return f"-----BEGIN {header}\n{KEY_BODY}\n-----END {header}"
 
 
+JWT_BARE = (
+    base64.urlsafe_b64encode(b'{"alg":"HS256","typ":"JWT"}').decode().rstrip("=") + "."
+    + base64.urlsafe_b64encode(b'{"sub":"1234567890","iat":1700000000}').decode().rstrip("=")
+    + "." + fake("", 43, ALNUM + "_-")
+)  # fmt: skip
 JWT = fake("eyJ", 20) + "." + fake("eyJ", 30) + "." + fake("", 43, ALNUM + "_-")
 
 CAUGHT = [
@@ -86,4 +93,32 @@ CAUGHT = [
     ("card_number", "charge it to 4111 1111 1111 1111 please"),
     ("card_number", "卡号是6222-0200-0000-0007，已绑定"),
     ("prc_id_number", "身份证号11010519491231002X，请核对"),
+    ("prc_id_number", "身份证 110105.19491231.002X"),
+    ("card_number", "card ４１１１ １１１１ １１１１ １１１１"),
+    ("card_number", "4111/1111 then 1111/1111"),
+    ("google_api_key", "maps key " + fake("AI" + "za", 35, ALNUM + "_-")),
+    ("jwt", "session " + JWT_BARE),
+    ("webhook_secret", "STRIPE_WEBHOOK=" + fake("wh" + "sec_", 32)),
+    (
+        "webhook_secret",
+        "https://hooks.slack.com/services/T0"
+        + fake("", 8, UPPER_ALNUM)
+        + "/B0"
+        + fake("", 8, UPPER_ALNUM)
+        + "/"
+        + fake("", 24),
+    ),
+    ("huggingface_token", "HF " + fake("h" + "f_", 34)),
+    ("gitlab_token", "CI uses " + fake("gl" + "pat-", 20, ALNUM + "_-")),
+    ("sendgrid_key", fake("S" + "G.", 22, ALNUM + "_-") + "." + fake("", 43, ALNUM + "_-")),
+    ("azure_key", "AccountName=x;AccountKey=" + fake("", 86, ALNUM + "+/") + "==;"),
+    ("twilio_key", "twilio " + fake("S" + "K", 32, "0123456789abcdef")),
+    ("provider_token", "NPM_TOKEN " + fake("np" + "m_", 36)),
+    ("telegram_bot_token", "bot 123456789:" + fake("A" + "A", 33, ALNUM + "_-")),
+    ("private_key_block", "MIIEpAIBAAKCAQEA" + fake("", 64, ALNUM + "+/")),
+    ("labelled_token", "the signing key for prod is " + fake("", 32)),
+    ("labelled_token", "令牌 " + fake("", 40, ALNUM + "+/")),
+    ("url_credentials", "postgres://user:p@ss/w0rd@host/db"),
+    ("continuity_token", "base64: " + base64.b64encode(CONTINUITY_TOKEN.encode()).decode()),
+    ("github_token", "url " + quote(fake("gh" + "p_", 36), safe="")),
 ]

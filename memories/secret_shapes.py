@@ -1,0 +1,352 @@
+"""Credential shapes beyond the labelled ones in memories.secret_rules: provider key
+families, private key bodies without their header, personal numbers however they are split,
+and an unlabelled machine-made token next to a credential word. `SECRET_RULES` is the whole
+table, in the order that names a finding when two rules report the same span.
+
+All rules read normalised text (memories.secret_text): NFKC, no invisible characters, ASCII
+look-alikes folded, so full-width digits and a Cyrillic "а" in a prefix are plain ASCII here.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+
+from memories.identifiers import card_number_valid, card_shaped, prc_id_valid
+from memories.secret_rules import (
+    BASE_RULES,
+    SecretFinding,
+    SecretRule,
+    _group_is_random,
+    _is_placeholder,
+)
+
+
+@dataclass(frozen=True)
+class FinderRule:
+    """A shape a regular expression alone cannot say: `find` yields (start, end) spans."""
+
+    name: str
+    find: Callable[[str], Iterator[tuple[int, int]]]
+    hints: tuple[str, ...] = ()
+
+    def findings(self, text: str) -> Iterator[SecretFinding]:
+        for start, end in self.find(text):
+            yield SecretFinding(self.name, start, end)
+
+
+_EDGE = r"(?<![A-Za-z0-9_-])"
+_END = r"(?![A-Za-z0-9_-])"
+
+
+def _token(name: str, hints: str, pattern: str, min_random: int = 16, flags: int = 0) -> SecretRule:
+    """A provider token: a fixed prefix (one of `hints`, lower case), then a random `body`."""
+    validate = _group_is_random("body", min_random)
+    return SecretRule(name, re.compile(pattern, flags), validate, tuple(hints.split()))
+
+
+def _twilio_pair(match: re.Match[str]) -> bool:
+    return match["token"] is None or len(set(match["token"])) >= 8
+
+
+PROVIDER_RULES: tuple[SecretRule, ...] = (
+    _token("google_api_key", "aiza", _EDGE + r"AIza(?P<body>[0-9A-Za-z_-]{35})" + _END, 20),
+    _token(
+        "jwt",
+        "eyj",
+        _EDGE + r"eyJ[A-Za-z0-9_-]{8,}\.(?P<body>eyJ[A-Za-z0-9_-]{8,})(?:\.[\w-]*)?",
+        8,
+    ),
+    _token("webhook_secret", "whsec_", _EDGE + r"whsec_(?P<body>[A-Za-z0-9+/=]{24,})", 20),
+    _token(
+        "webhook_secret",
+        "hooks.slack.com discord webhook.office.com",
+        r"https?://(?:hooks\.slack\.com/(?:services|workflows|triggers)/|(?:ptb\.|canary\.)?"
+        r"discord(?:app)?\.com/api/webhooks/\d+/|[\w.-]*webhook\.office\.com/webhookb2/)"
+        r"(?P<body>[A-Za-z0-9/_@.-]{16,})",
+        12,
+    ),
+    _token(
+        "huggingface_token",
+        "hf_ api_org_",
+        _EDGE + r"(?:hf_|api_org_)(?P<body>[A-Za-z0-9]{30,})" + _END,
+        20,
+    ),
+    _token(
+        "gitlab_token",
+        "glpat- gldt- glrt- glptt- glft- glsoat- gloas- glcbt- glimt- glagent-",
+        _EDGE + r"gl(?:pat|dt|rt|ptt|ft|soat|oas|cbt|imt|agent)-(?P<body>[A-Za-z0-9_-]{20,})",
+        16,
+    ),
+    _token("sendgrid_key", "sg.", _EDGE + r"SG\.(?P<body>[\w-]{16,32}\.[\w-]{30,64})" + _END, 30),
+    _token(
+        "azure_key",
+        "accountkey sharedaccess sig",
+        r"(?:AccountKey|SharedAccessKey|SharedAccessSignature|[?&]sig)\s*=\s*"
+        r"(?P<body>[A-Za-z0-9+/%]{20,}={0,2})",
+        20,
+        re.IGNORECASE,
+    ),
+    SecretRule(
+        # An API key SID (SK...) alone, or an account SID with the auth token after it.
+        "twilio_key",
+        re.compile(
+            r"(?<![A-Za-z0-9])(?:SK[0-9a-fA-F]{32}|AC[0-9a-f]{32}(?:[^\n]{1,60}?(?<![0-9a-f])"
+            r"(?P<token>[0-9a-f]{32}))?)(?![0-9a-fA-F])"
+        ),
+        lambda match: match[0].startswith("SK") or match["token"] is not None,
+        ("sk", "ac"),
+    ),
+    _token(
+        "provider_token",
+        "npm_ pypi-ageichlwas5vcmc dop_v1_ doo_v1_ shpat_ shpss_ shpca_ shppa_ hvs. hvb. gocspx- dapi "
+        "sq0csp- sq0atp- eaac lin_api_ pat atatt3 xkeysib- key-",
+        _EDGE + r"(?:npm_|pypi-AgEIcHlwaS5vcmc|dop_v1_|doo_v1_|shp(?:at|ss|ca|pa)_|hvs\.|hvb\."
+        r"|GOCSPX-|dapi|sq0csp-|sq0atp-|EAAC|lin_api_|pat[A-Za-z0-9]{14}\.|ATATT3|xkeysib-"
+        r"|key-(?=[0-9a-f]{32}))(?P<body>[A-Za-z0-9_=-]{24,})",
+        20,
+    ),
+    _token(
+        "telegram_bot_token", ":aa", r"(?<![0-9])[0-9]{8,10}:(?P<body>AA[A-Za-z0-9_-]{33})" + _END
+    ),
+    SecretRule(
+        # A DER private key in base64 without its PEM armour: PKCS#1 RSA, PKCS#8, SEC1 EC,
+        # and the OpenSSH format ("openssh-key-v1").
+        "private_key_block",
+        re.compile(
+            r"(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{3}(?:IBAAK|IBADAN)|MHcCAQEE|MC4CAQAwBQYDK2Vw"
+            r"|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/=\r\n]{40,}"
+        ),
+        hints=("mii", "mhccaqee", "mc4caqaw", "b3blbnnzac1"),
+    ),
+)
+
+
+# --- personal numbers, however they are printed -------------------------------------------
+
+_GROUP = re.compile(r"[0-9]+(?:[Xx](?![A-Za-z0-9]))?")
+_PLAIN_GAP = re.compile(r"[ .\-/_·*]{1,3}")
+# A few words or characters between digit groups ("4111 1111 then 1111 1111", "卡号 ... 空格 ...").
+_WORD_GAP = re.compile(
+    r"[ .\-/_,:]{1,3}[A-Za-z]{1,10}[ .\-/_,:]{1,3}|[ .\-/_,:]{0,3}[\u4e00-\u9fff]{1,4}[ .\-/_,:]{0,3}"
+)
+_LETTER = re.compile(r"[A-Za-z]")
+_GAP = r"(?:" + _PLAIN_GAP.pattern + "|" + _WORD_GAP.pattern + ")"
+_DIGIT_RUN = re.compile(r"[0-9]+(?:" + _GAP + r"[0-9]+)*[Xx]?")
+_NOT_DIGIT = re.compile(r"[^0-9]")
+
+
+@dataclass(frozen=True)
+class _Group:
+    start: int
+    end: int
+    digits: str
+    attached: bool  # touches an ASCII letter ("v1234", hex strings)
+
+
+def _segments(text: str, offset: int = 0) -> Iterator[list[tuple[list[_Group], str]]]:
+    """Chains of digit groups: each a list of segments (groups joined by plain separators),
+    each segment paired with the kind of gap before it ("" for the first)."""
+    chain: list[tuple[list[_Group], str]] = []
+    previous: _Group | None = None
+    for match in _GROUP.finditer(text):
+        start, end = match.span()
+        before = text[start - 1 : start]
+        after = text[end : end + 1]
+        attached = bool(_LETTER.match(before) or _LETTER.match(after))
+        group = _Group(offset + start, offset + end, match[0], attached)
+        if previous is not None and "X" not in previous.digits.upper():
+            gap = text[previous.end - offset : start]
+            if _PLAIN_GAP.fullmatch(gap):
+                chain[-1][0].append(group)
+                previous = group
+                continue
+            if len(gap) <= 16 and _WORD_GAP.fullmatch(gap):
+                chain.append(([group], "word"))
+                previous = group
+                continue
+        if chain:
+            yield chain
+        chain = [([group], "")]
+        previous = group
+    if chain:
+        yield chain
+
+
+def _chains(text: str) -> Iterator[list[tuple[list[_Group], str]]]:
+    """Only runs of 13 digits or more can hold a card or an ID number; the regular
+    expression finds those runs, the rest of the text is never looked at in Python."""
+    for match in _DIGIT_RUN.finditer(text):
+        run = match[0]
+        if len(run) < 13 or len(_NOT_DIGIT.sub("", run)) < 13:
+            continue
+        start = max(0, match.start() - 1)
+        yield from _segments(text[start : match.end() + 1], start)
+
+
+def _candidates(text: str) -> Iterator[list[_Group]]:
+    """Group runs that could be one number, each of 19 digits or fewer: a segment (or the
+    rest of one, from a group whose size differs from the one before: "ref 12 4111 ..."),
+    a prefix of that when it is not itself shaped like a card (a stray group rides along:
+    "4111 1111 1111 1111 12 pcs"), or short segments split by words. Bounded, so a long
+    table of numbers costs time linear in its length."""
+    for chain in _chains(text):
+        for index, (groups, _) in enumerate(chain):
+            sizes = [len(group.digits) for group in groups]
+            for first in range(len(groups)):
+                if first and sizes[first] == sizes[first - 1]:
+                    continue
+                total, end = 0, first
+                while end < len(groups) and total + sizes[end] <= 19:
+                    total += sizes[end]
+                    end += 1
+                whole = end == len(groups)
+                if whole:
+                    yield groups[first:]
+                digits = "".join(group.digits for group in groups[first:end])
+                if not (whole and card_shaped(digits)):  # a wrong card is not a right one + digits
+                    for stop in range(end - (1 if whole else 0), first, -1):
+                        yield groups[first:stop]
+            joined = list(groups)
+            for later, _gap in chain[index + 1 : index + 6]:
+                if sum(sizes) > 12 or sum(len(g.digits) for g in later) > 12:
+                    break
+                joined = joined + later
+                yield joined
+
+
+def _grouped_like_a_card(sizes: list[int]) -> bool:
+    if len(sizes) == 1:
+        return True
+    if sizes[:2] == [4, 6]:  # American Express and Diners Club: 4-6-5, 4-6-4
+        return len(sizes) == 3
+    return sizes[0] >= 3 and all(size == sizes[0] for size in sizes[:-1]) and sizes[-1] <= sizes[0]
+
+
+def _numbers(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(card spans, ID spans); both rules read one pass over the digit runs."""
+    cards: list[tuple[int, int]] = []
+    ids: list[tuple[int, int]] = []
+    for groups in _candidates(text):
+        digits = "".join(group.digits for group in groups)
+        span = (groups[0].start, groups[-1].end)
+        if len(groups) > 1 and (groups[0].attached or groups[-1].attached):
+            continue
+        if len(digits) == 18 and not groups[0].attached and prc_id_valid(digits.upper()):
+            ids.append(span)
+        sizes = [len(group.digits) for group in groups]
+        if (
+            13 <= len(digits) <= 19
+            and digits.isdigit()
+            and _grouped_like_a_card(sizes)
+            and card_number_valid(digits)
+        ):
+            cards.append(span)
+    return list(dict.fromkeys(cards)), list(dict.fromkeys(ids))
+
+
+_last_numbers: list = [None, ([], [])]  # the text read last, and its spans
+
+
+def _number_spans(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    if _last_numbers[0] is not text:
+        _last_numbers[:] = [text, _numbers(text)]
+    return _last_numbers[1]
+
+
+def _cards(text: str) -> Iterator[tuple[int, int]]:
+    return iter(_number_spans(text)[0])
+
+
+def _prc_ids(text: str) -> Iterator[tuple[int, int]]:
+    return iter(_number_spans(text)[1])
+
+
+# --- an unlabelled machine-made token next to a credential word ---------------------------
+
+_CREDENTIAL_WORD = (
+    r"(?:(?<![A-Za-z0-9])(?i:api[ _-]?keys?|access[ _-]?keys?|secret(?:[ _-]?key)?s?|tokens?"
+    r"|passwords?|passwd|pwd|passphrase|credentials?|creds|auth|keys?|signing[ _-]?key)"
+    r"|(?<=[a-z0-9])(?:Token|Key|Secret|Password|Pwd|Passwd|Credential)"
+    r"|密钥|秘钥|令牌|密码|口令|凭证|凭据|私钥|访问码)"
+)
+# Tokens are rarer than words: find each long token, then look for the word before it.
+_LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_.~-])[A-Za-z0-9][A-Za-z0-9+/=_.~-]{19,}")
+_WORD_BEFORE = re.compile(r"(?P<word>" + _CREDENTIAL_WORD + r")[^\n.;。；!?]{0,24}$")
+# Words that make "key" or "token" something else: a database key, a public key, a checksum.
+_NOT_A_CREDENTIAL = re.compile(
+    r"(?i:idempoten|primary|foreign|cache|sort|partition|public|\bpub\b|object|bucket|lookup"
+    r"|dedup|composite|shard|routing|row|sha-?\d|md5|checksum|digest|hash|fingerprint|commit"
+    r"|page|cursor|ssh-|ecdsa|request|trace|correlation|order|uuid|max_|limit|count|budget)"
+    r"|公钥|主键|幂等|校验|哈希|摘要|指纹|游标"
+)
+
+
+_HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
+_CAMEL = re.compile(r"[A-Z]?[a-z]{3,}")
+_WORDISH = re.compile(r"[A-Z]?[a-z]{4,}|[A-Z]{5,}")
+
+
+def _entropy(value: str) -> float:
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def machine_made(value: str) -> bool:
+    """A random credential: long, mixed classes, letters and digits interleaved, high
+    entropy. Identifiers (`django.contrib.auth`), file names and version strings fail."""
+    value = value.rstrip(".~-_")
+    if len(value) < 20 or _is_placeholder(value):
+        return False
+    lower, upper, digit = (
+        any(test(c) for c in value) for test in (str.islower, str.isupper, str.isdigit)
+    )
+    hexadecimal = _HEX.fullmatch(value) is not None
+    wordish = sum(map(len, _WORDISH.findall(value))) / len(value)
+    if hexadecimal:  # 16 symbols: fewer distinct characters and less entropy per character
+        shaped = digit and (lower or upper) and len(set(value)) >= 9 and _entropy(value) >= 3.0
+    else:
+        camel = sum(map(len, _CAMEL.findall(value))) / len(value)
+        shaped = (digit and (lower or upper) and wordish < 0.6) or (lower and upper and camel < 0.3)
+        shaped = shaped and len(set(value)) >= 12 and _entropy(value) >= 3.5
+    if not shaped:
+        return False
+    kinds = [c.isdigit() and "d" or c.isupper() and "u" or c.islower() and "l" or "" for c in value]
+    changes = sum(1 for a, b in zip(kinds, kinds[1:], strict=False) if a and b and a != b)
+    return changes >= 0.25 * len(value)
+
+
+def _labelled_token(text: str) -> Iterator[tuple[int, int]]:
+    for token in _LONG_TOKEN.finditer(text):
+        if not machine_made(token[0]):
+            continue
+        window_start = max(0, token.start() - 64)
+        word = _WORD_BEFORE.search(text, window_start, token.start())
+        if word is None:
+            continue
+        context = text[max(0, word.start() - 24) : token.start()]
+        if not _NOT_A_CREDENTIAL.search(context):
+            yield token.start(), token.start() + len(token[0].rstrip(".~-_"))
+
+
+_BASE_HINTS = {
+    "private_key_block": ("-----begin",), "continuity_token": ("cont_pat_",),
+    "authorization_header": ("authorization",), "cookie_header": ("cookie",),
+    "api_key": ("sk-", "sk_", "rk_"), "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "slack_token": ("xox", "xapp-"), "aws_access_key": ("akia", "asia", "abia", "acca"),
+    "aws_secret_key": ("aws",), "bearer_token": ("bearer",), "url_credentials": ("://",),
+    "password_assignment": ("pass", "pwd", "密码", "密碼", "口令"),
+    "secret_assignment": ("key", "secret", "token"),
+}  # fmt: skip
+_CREDENTIAL_HINTS = ("key", "token", "secret", "pass", "pwd", "cred", "auth", "密钥", "秘钥", "令牌",
+                     "密码", "口令", "凭证", "凭据", "私钥", "访问码")  # fmt: skip
+_HINTED_BASE = tuple(replace(rule, hints=_BASE_HINTS.get(rule.name, ())) for rule in BASE_RULES)
+NUMBER_RULES = (FinderRule("prc_id_number", _prc_ids), FinderRule("card_number", _cards))
+SECRET_RULES: tuple[SecretRule | FinderRule, ...] = (
+    _HINTED_BASE[:10] + PROVIDER_RULES + _HINTED_BASE[10:]
+    + (FinderRule("labelled_token", _labelled_token, _CREDENTIAL_HINTS),) + NUMBER_RULES
+)  # fmt: skip
+RULE_NAMES = tuple(dict.fromkeys(rule.name for rule in SECRET_RULES))
