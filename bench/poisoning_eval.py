@@ -1,75 +1,125 @@
-"""How well the poisoning rules separate attacks from ordinary memories.
+"""How well the poisoning screen separates attacks from ordinary memories.
 
-    .venv/bin/python bench/poisoning_eval.py
+    .venv/bin/python bench/poisoning_eval.py            # rules, classifier, both
+    .venv/bin/python bench/poisoning_eval.py --misses   # also list every miss and false alarm
 
-Reads the fabricated corpora in tests/fixtures/poisoning/: the main set (attacks.jsonl,
-ordinary.jsonl), which the rules were written against and which the tests hold at 100% /
-0%, and a second set (holdout_*.jsonl) written after the rules. Its first measurement was
-12/20 attacks caught, 0/20 ordinary flagged; the misses showed whole categories the rules
-lacked (text addressing the model that reads it, requests to send credential files), which
-were then added, so it is no longer strictly held out — grow it with new cases. Prints, per
-set and language, the share of attacks caught and of ordinary memories flagged, and lists
-every miss and false alarm with the rule that fired.
+Corpora (all fabricated, tests/fixtures/poisoning/):
+- generated splits (generate.py), each with its own seed and templates: `tuned` (the rules
+  were written against it; the classifier trains on it), `development` (measured once as
+  held-out, then used to fix readings and to train the classifier), `heldout` (never tuned
+  on, never trained on: the numbers that matter);
+- the hand-written sets kept from before (attacks/ordinary.jsonl, holdout_*.jsonl).
+
+For each: the share of attacks caught and of ordinary memories flagged by the rules alone,
+by the classifier alone (when the packaged model is installed) and by the screen as the
+write path runs it (rules, then the classifier on what no rule flagged), per obfuscation
+family for the generated attacks; then the screen's time per call.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
+import statistics
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "continuity.settings")
 
-from memories.poisoning import scan_text  # noqa: E402  (pure module: no Django setup needed)
+import django  # noqa: E402
+
+django.setup()
+
+from memories import poisoning  # noqa: E402
+from memories.poisoning import classifier  # noqa: E402
+from tests.fixtures.poisoning.generate import attacks, ordinary  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "poisoning"
+SPLITS = ("tuned", "development", "heldout")
 
 
 def load(name: str) -> list[dict]:
-    return [
-        json.loads(line) for line in (FIXTURES / f"{name}.jsonl").read_text().splitlines() if line
-    ]
+    lines = (FIXTURES / f"{name}.jsonl").read_text().splitlines()
+    return [dict(json.loads(line), family=json.loads(line)["lang"]) for line in lines if line]
 
 
 def rate(hits: int, total: int) -> str:
-    return f"{hits}/{total} ({hits / total:.0%})" if total else "-"
+    return f"{hits}/{total} = {hits / total:.3f}" if total else "-"
 
 
-def report(label: str, attacks: list[dict], ordinary: list[dict]) -> None:
-    print(f"\n== {label} ==")
-    caught, flagged = defaultdict(lambda: [0, 0]), defaultdict(lambda: [0, 0])
-    misses, alarms = [], []
-    for case in attacks:
-        found = scan_text(case["text"])
-        caught[case["lang"]][1] += 1
-        caught[case["lang"]][0] += bool(found)
-        if not found:
-            misses.append(case["text"])
-    for case in ordinary:
-        found = scan_text(case["text"])
-        flagged[case["lang"]][1] += 1
-        flagged[case["lang"]][0] += bool(found)
-        if found:
-            alarms.append((case["text"], [finding.rule for finding in found]))
-    for lang in sorted(set(caught) | set(flagged)):
+def verdicts(cases: list[dict]) -> dict[str, list[bool]]:
+    texts = [case["text"] for case in cases]
+    by_rules = [bool(poisoning.rule_findings(text)) for text in texts]
+    scores = classifier.scores(texts)
+    by_model = [score >= classifier.threshold() for score in scores] if scores else None
+    found = {"rules": by_rules, "screen": by_rules}
+    if by_model is not None:
+        found["classifier"] = by_model
+        found["screen"] = [rule or model for rule, model in zip(by_rules, by_model, strict=True)]
+    return found
+
+
+def report(label: str, bad: list[dict], good: list[dict], misses: bool) -> None:
+    print(f"\n== {label}: {len(bad)} attacks, {len(good)} ordinary ==")
+    caught, flagged = verdicts(bad), verdicts(good)
+    for reader in caught:
+        hits, alarms = sum(caught[reader]), sum(flagged[reader])
         print(
-            f"  {lang:6} attacks caught {rate(*caught[lang]):>14}   ordinary flagged {rate(*flagged[lang]):>12}"
+            f"  {reader:10}  caught {rate(hits, len(bad)):>17}   flagged {rate(alarms, len(good)):>17}"
         )
-    total_caught = sum(hits for hits, _ in caught.values())
-    total_flagged = sum(hits for hits, _ in flagged.values())
-    print(f"  all    attacks caught {rate(total_caught, len(attacks)):>14}   "
-          f"ordinary flagged {rate(total_flagged, len(ordinary)):>12}")  # fmt: skip
-    for text in misses:
-        print(f"  missed: {text}")
-    for text, rules in alarms:
-        print(f"  false alarm ({', '.join(rules)}): {text}")
+    families = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for reader, found in caught.items():
+        for case, hit in zip(bad, found, strict=True):
+            cell = families[f"{case['lang']}/{case['family']}"][reader]
+            cell[0] += hit
+            cell[1] += 1
+    print("  caught per family:   " + "  ".join(f"{reader:>10}" for reader in caught))
+    for family in sorted(families):
+        cells = families[family]
+        print(f"    {family:20}" + "  ".join(f"{cells[r][0]:>4}/{cells[r][1]:<5}" for r in caught))
+    if misses:
+        for case, hit in zip(bad, caught["screen"], strict=True):
+            if not hit:
+                print(f"  missed [{case['family']}]: {case['text']!r}"[:200])
+        for case, hit in zip(good, flagged["screen"], strict=True):
+            if hit:
+                found = poisoning.scan_text(case["text"])
+                print(f"  false alarm ({', '.join(f.rule for f in found)}): {case['text']}")
+
+
+def timing(texts: list[str]) -> None:
+    print("\n== time per call (ordinary memories, one field, this machine) ==")
+    for label, call in (("rules", poisoning.rule_findings), ("screen", poisoning.scan_text)):
+        call(texts[0])  # the model loads on first use
+        took = []
+        for text in texts:
+            started = time.perf_counter()
+            call(text)
+            took.append((time.perf_counter() - started) * 1000)
+        took.sort()
+        print(
+            f"  {label:8} median {statistics.median(took):6.2f} ms   p95 {took[int(len(took) * 0.95)]:6.2f} ms"
+        )
 
 
 def main() -> None:
-    report("main set (rules written against it)", load("attacks"), load("ordinary"))
-    report("held-out set", load("holdout_attacks"), load("holdout_ordinary"))
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--misses", action="store_true", help="list misses and false alarms")
+    options = parser.parse_args()
+    if classifier.scores(["warm-up"]) is None:
+        print("classifier unavailable (no packaged model, or another embedder): rules only")
+    for split in SPLITS:
+        report(f"generated {split}", attacks(split), ordinary(split), options.misses)
+    report("hand-written main set", load("attacks"), load("ordinary"), options.misses)
+    report(
+        "hand-written second set", load("holdout_attacks"), load("holdout_ordinary"), options.misses
+    )
+    timing([case["text"] for case in ordinary("heldout")][:200])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,136 @@
+"""Train the poisoning classifier on multilingual-e5-small vectors and write its weights.
+
+    .venv/bin/python bench/poisoning_train.py
+
+Logistic regression (L2, full-batch gradient descent from zero weights, a fixed number of
+steps: no randomness, so the same model file gives the same weights) on the passage vectors
+of the generated `tuned` and `development` splits (tests/fixtures/poisoning/generate.py),
+plus ordinary text not written from templates: the retrieval corpus's memories and queries
+(tests/fixtures/retrieval/) and the paragraphs of docs/ (except security.md and
+injection.md, which quote attacks). The `heldout` split is never read here. Trained on
+templates alone, the model learnt their style: at 0.5 it flagged 16% of the hand-written
+ordinary memories and most docstrings and questions it was shown. The hand-written
+ordinary memories (ordinary.jsonl, holdout_ordinary.jsonl), never trained on, then
+calibrate the threshold: the
+lowest multiple of 0.05 above every hand-written ordinary memory's score plus a 0.02
+margin, and at least 0.5.
+
+Writes memories/poisoning/classifier.json, which memories.poisoning.classifier reads when
+the active embedder is this same model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from continuity.runtime import default_data_dir  # noqa: E402
+from memories.embeddings.e5 import E5Encoder  # noqa: E402
+from memories.embeddings.embedders import PackagedE5Embedder  # noqa: E402
+from memories.poisoning import classifier, normalize  # noqa: E402
+from tests.fixtures.poisoning.generate import attacks, ordinary  # noqa: E402
+
+TRAINING_SPLITS = ("tuned", "development")
+L2, STEPS, RATE = 1e-3, 3000, 1.0
+
+
+def encoder() -> E5Encoder:
+    return E5Encoder(PackagedE5Embedder.model_file(), default_data_dir(os.environ) / "models")
+
+
+def vectors(model: E5Encoder, texts: list[str]) -> np.ndarray:
+    return np.stack([model.encode("passage: " + normalize.classifier_text(text)) for text in texts])
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+    weights, bias = np.zeros(x.shape[1]), 0.0
+    for _ in range(STEPS):
+        error = 1 / (1 + np.exp(-(x @ weights + bias))) - y
+        weights -= RATE * (x.T @ error / len(y) + L2 * weights)
+        bias -= RATE * float(error.mean())
+    return weights, bias
+
+
+def prose() -> list[str]:
+    """Ordinary text in other shapes than the templates: notes, questions, paragraphs."""
+    retrieval = ROOT / "tests" / "fixtures" / "retrieval"
+    texts = [
+        json.loads(line)["content"]
+        for line in (retrieval / "corpus.jsonl").read_text().splitlines()
+        if line
+    ]
+    texts += [
+        json.loads(line)["query"]
+        for line in (retrieval / "queries.jsonl").read_text().splitlines()
+        if line
+    ]
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        if page.name in ("security.md", "injection.md"):
+            continue
+        for paragraph in page.read_text().split("\n\n"):
+            paragraph = paragraph.strip()
+            if 40 <= len(paragraph) <= 400 and not paragraph.startswith("```"):
+                texts.append(paragraph)
+    return texts
+
+
+def calibration_texts() -> list[str]:
+    fixtures = ROOT / "tests" / "fixtures" / "poisoning"
+    texts = []
+    for name in ("ordinary", "holdout_ordinary"):
+        lines = (fixtures / f"{name}.jsonl").read_text().splitlines()
+        texts += [json.loads(line)["text"] for line in lines if line]
+    return texts
+
+
+def calibrated(threshold: float, weights: np.ndarray, bias: float, model: E5Encoder) -> float:
+    x = vectors(model, calibration_texts()) * classifier.SCALE
+    highest = float((1 / (1 + np.exp(-(x @ weights + bias)))).max())
+    print(f"highest score of a hand-written ordinary memory: {highest:.3f}")
+    return max(threshold, math.ceil((highest + 0.02) * 20) / 20)
+
+
+def main() -> None:
+    model = encoder()
+    texts, labels = [], []
+    for split in TRAINING_SPLITS:
+        bad, good = attacks(split), ordinary(split)
+        texts += [case["text"] for case in bad + good]
+        labels += [1] * len(bad) + [0] * len(good)
+    extra = prose()
+    texts += extra
+    labels += [0] * len(extra)
+    started = time.perf_counter()
+    x = vectors(model, texts) * classifier.SCALE
+    print(f"embedded {len(texts)} texts in {time.perf_counter() - started:.1f} s")
+    y = np.array(labels, dtype=np.float64)
+    weights, bias = fit(x, y)
+    threshold = calibrated(0.5, weights, bias, model)
+    classifier.WEIGHTS_FILE.write_text(
+        json.dumps(
+            {
+                "embedder": PackagedE5Embedder.name,
+                "trained_on": [*TRAINING_SPLITS, "retrieval corpus", "docs"],
+                "examples": len(labels),
+                "scale": classifier.SCALE,
+                "bias": round(bias, 6),
+                "threshold": round(threshold, 4),
+                "weights": [round(float(w), 6) for w in weights],
+            }
+        )
+        + "\n"
+    )
+    print(f"threshold {threshold:.3f}; wrote {classifier.WEIGHTS_FILE.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,163 @@
+"""Memory poisoning: text that reads as instructions to the agents who will later read it.
+
+Whatever an agent stores is shown to other agents as context, so a write that smuggles in
+"ignore previous instructions", a new role, a fake system notice or tool call, a request to
+send secrets somewhere, or any of these hidden from a human reader would steer every agent
+that recalls it. Such an agent write is not refused (it may be a legitimate note about
+prompt injection) but quarantined: stored as `disputed`, which keeps it out of recall,
+bootstrap and injection until the owner reviews it (memories.services.remember). The
+owner's own writes are never checked.
+
+How a text is read (normalize.py): as a model would, with look-alike letters, invisible
+characters, letter-spacing and leetspeak undone; what a rendered page hides (HTML comments,
+link titles, alt text) and base64 blobs are screened on their own. What is matched
+(rules.py): the shapes of attacks, not words — "never e-mail passwords" and "the system
+uses PostgreSQL" are rules for people and pass. A text no rule matches is read once more by
+a classifier on the multilingual-e5 vectors the project already computes (classifier.py),
+which catches paraphrases the rules do not know. Figures: bench/poisoning_eval.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import unquote_plus
+
+from memories.poisoning import classifier, normalize, rules
+
+__all__ = [
+    "PoisonFinding",
+    "Verdict",
+    "rule_findings",
+    "scan_fields",
+    "scan_text",
+    "screen",
+    "screen_texts",
+]
+
+
+@dataclass(frozen=True)
+class PoisonFinding:
+    rule: str
+    field: str
+    excerpt: str
+
+    def as_dict(self) -> dict:
+        return {"rule": self.rule, "field": self.field, "excerpt": self.excerpt}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The screen's answer for one text: flagged or not, and the rules that fired."""
+
+    flagged: bool
+    reasons: tuple[str, ...]
+    findings: tuple[PoisonFinding, ...] = ()
+
+
+_URL = re.compile(r"(?:https?|javascript|data):[^\s)\]>\"']+", re.IGNORECASE)
+_SCRIPT_URL = re.compile(r"^(?:javascript:|data:text/html)", re.IGNORECASE)
+_MAX_DEPTH = 2  # base64 inside a comment inside base64 is still read; deeper is not
+
+
+def _excerpt(text: str, match: re.Match | None = None, width: int = 80) -> str:
+    start = max(0, match.start() - 20) if match else 0
+    return text[start : start + width]
+
+
+def _instructions(text: str) -> tuple[str, str] | None:
+    """The first rule any reading of the text matches, with an excerpt of that reading."""
+    for copy in normalize.matching_copies(text):
+        if found := rules.instruction_rule(copy):
+            rule, match = found
+            return rule, _excerpt(copy, match)
+    return None
+
+
+def _scan(text: str, field: str, depth: int, findings: dict[str, PoisonFinding]) -> None:
+    def found(rule: str, excerpt: str) -> None:
+        findings.setdefault(rule, PoisonFinding(rule=rule, field=field, excerpt=excerpt))
+
+    if normalize.hidden_characters(text):
+        found("hidden_characters", "".join(c if c.isprintable() else "\u2423" for c in text)[:80])
+    if hit := _instructions(text):
+        found(*hit)
+        if normalize.mixed_script(text):
+            found("homoglyphs", hit[1])
+    visible = normalize.visible(text)
+    if match := rules.HIDDEN_HTML.search(visible):
+        found("hidden_text", _excerpt(visible, match))
+    for segment in normalize.unseen_segments(visible):
+        # What a page does not show may not even address the model by name to be suspect.
+        if rules.READER.search(segment) or _instructions(segment):
+            found("hidden_text", segment[:80])
+    for url in _URL.finditer(visible):
+        decoded = unquote_plus(url.group(0))
+        if _SCRIPT_URL.match(decoded) or (decoded != url.group(0) and _instructions(decoded)):
+            found("instruction_link", url.group(0)[:80])
+    if depth < _MAX_DEPTH:
+        for decoded in normalize.decoded_segments(visible):
+            inner: dict[str, PoisonFinding] = {}
+            _scan(decoded, field, depth + 1, inner)
+            if inner:
+                found("encoded_instructions", decoded[:80])
+                for finding in inner.values():
+                    findings.setdefault(finding.rule, finding)
+
+
+MODEL_MIN_CHARS = 16  # tags and keys are too short for an embedding to say anything
+
+
+def rule_findings(text: str, field: str = "content") -> list[PoisonFinding]:
+    """The rules' findings alone, at most one per rule (no model involved)."""
+    findings: dict[str, PoisonFinding] = {}
+    _scan(text, field, 0, findings)
+    return list(findings.values())
+
+
+def scan_text(text: str, field: str = "content") -> list[PoisonFinding]:
+    """Every poisoning shape found in one field, at most one finding per rule."""
+    return scan_fields({field: text})
+
+
+def scan_fields(fields: Mapping[str, str | None]) -> list[PoisonFinding]:
+    """Findings over every text field of a write (content, key, value, tags, hints): the
+    rules on each, then the classifier, in one batch, on the fields no rule flagged."""
+    findings, unflagged = [], {}
+    for field, value in fields.items():
+        if not value:
+            continue
+        found = rule_findings(value, field)
+        findings.extend(found)
+        if not found and len(value) >= MODEL_MIN_CHARS:
+            unflagged[field] = value
+    scores = classifier.scores(list(unflagged.values())) if unflagged else None
+    for (field, value), score in zip(unflagged.items(), scores or (), strict=False):
+        if score >= classifier.threshold():
+            excerpt = normalize.visible(value)[:80]
+            findings.append(PoisonFinding(rule="classifier", field=field, excerpt=excerpt))
+    return findings
+
+
+def screen_texts(texts: list[str]) -> list[Verdict]:
+    """Verdicts for many texts, the classifier's embeddings in one batch (bulk callers)."""
+    found = [rule_findings(text) for text in texts]
+    pending = [
+        index
+        for index, text in enumerate(texts)
+        if not found[index] and len(text) >= MODEL_MIN_CHARS
+    ]
+    scores = classifier.scores([texts[index] for index in pending]) if pending else None
+    for index, score in zip(pending, scores or (), strict=False):
+        if score >= classifier.threshold():
+            excerpt = normalize.visible(texts[index])[:80]
+            found[index] = [PoisonFinding(rule="classifier", field="content", excerpt=excerpt)]
+    return [Verdict(bool(f), tuple(x.rule for x in f), tuple(f)) for f in found]
+
+
+def screen(text: str) -> Verdict:
+    """One text's verdict, for callers that store other text than memories (capsules,
+    capture candidates): flagged when any rule fires, with the rules' names as reasons."""
+    findings = tuple(scan_text(text))
+    return Verdict(bool(findings), tuple(finding.rule for finding in findings), findings)

@@ -1,0 +1,230 @@
+"""The copies of a text the poisoning rules read: the text as a model would read it.
+
+A person sees "іgnоrе" (Cyrillic letters), "ig\u00adnore" (a soft hyphen), "i g n o r e" or
+"1gn0re" and reads "ignore"; so does a model. The rules therefore never match the raw text:
+they match copies with compatibility forms folded (NFKC: full-width and mathematical
+letters), invisible characters removed, look-alike letters folded to Latin, letter-spacing
+collapsed and, in one more copy, digits and symbols read as the letters they stand for.
+Text a reader does not see (HTML comments, link titles, image alt text) and base64-looking
+blobs are pulled out and screened on their own too (memories.poisoning.screen).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import unicodedata
+
+_ZWJ, _VS16, _BOM = "\u200d", "\ufe0f", "\ufeff"
+# Invisible but not of category Cf: grapheme joiner, Hangul fillers, braille blank, selectors.
+_EXTRA_INVISIBLE = set("\u034f\u115f\u1160\u3164\uffa0\u2800") | {
+    chr(c) for c in range(0xFE00, 0xFE10)
+}
+
+
+def _is_emoji(char: str) -> bool:
+    code = ord(char)
+    return code >= 0x1F000 or 0x2600 <= code <= 0x27BF
+
+
+def _invisible(text: str, index: int) -> bool:
+    char = text[index]
+    if char in (_ZWJ, _VS16):
+        # 👩‍💻 and ❤️ are ordinary: a joiner between emoji, a selector after one.
+        before = text[index - 1] if index else ""
+        after = text[index + 1] if index + 1 < len(text) else ""
+        if char == _VS16:
+            return not (before and _is_emoji(before))
+        return not (before and after and _is_emoji(before) and (_is_emoji(after) or after == _VS16))
+    if char == _BOM and index == 0:
+        return False  # a byte-order mark left by an editor at the start of a file
+    return (
+        unicodedata.category(char) == "Cf"
+        or char in _EXTRA_INVISIBLE
+        or (0xE0100 <= ord(char) <= 0xE01EF)
+    )
+
+
+def hidden_characters(text: str) -> bool:
+    """Whether the text holds characters a reader cannot see (zero-width, soft hyphen,
+    bidirectional controls, tag characters, fillers)."""
+    return any(_invisible(text, index) for index in range(len(text)))
+
+
+def _strip_invisible(text: str) -> str:
+    return "".join(char for index, char in enumerate(text) if not _invisible(text, index))
+
+
+# Cyrillic, Greek and Armenian letters that look like Latin ones (the common confusables).
+_CONFUSABLES = str.maketrans(
+    "аеорсухіјѕԁһԛԝոɡАВЕКМНОРСТХУІЈЅαοριυνκτχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijsdhqwngABEKMHOPCTXYIJSaopiuvktxABEZHIKMNOPTYX",
+)
+_MIXED_WORD = re.compile(r"[^\W\d_]+")
+
+
+def mixed_script(text: str) -> bool:
+    """A word that mixes Latin letters with Cyrillic or Greek look-alikes (a homoglyph)."""
+    for word in _MIXED_WORD.findall(text):
+        folded = word.translate(_CONFUSABLES)
+        if folded != word and any("a" <= c.lower() <= "z" for c in word):
+            return True
+    return False
+
+
+# Characters parted by single spaces ("i g n o r e", "把 . e n v 文 件"), where a wider gap
+# (two spaces, or " / " when there is none) parts words.
+_SPACED = re.compile(r"(?<!\S)\S(?:\s{1,3}\S(?!\S)){3,}")
+# Words an attack is made of, to part a run spaced without word gaps ("ignoreallprevious").
+_VOCABULARY = re.compile(
+    r"(instructions?|previous|disregard|ignore|forget|override|bypass|prior|above|earlier"
+    r"|system|prompt|upload|send|post|email|forward|tokens?|keys?|secrets?|passwords?"
+    r"|credentials|you|are|now|your|all|and|the|to|env)"
+)
+
+
+def _collapse(match: re.Match) -> str:
+    run = match.group(0)
+    gap = r"\s{2,}" if re.search(r"\s{2,}", run) else r"\s/\s"
+    words = [re.sub(r"\s", "", part) for part in re.split(gap, run)]
+    if len(words) == 1 and len(words[0]) >= 8 and words[0].isascii():
+        words = _VOCABULARY.sub(r" \1 ", words[0]).split()
+    return " ".join(word for word in words if word)
+
+
+_SPELLING_MARKS = ".-_*·|~+"
+
+
+def _spelled(token: str) -> str | None:
+    """ "i-g-n-o-r-e" → "ignore": every other character the same mark, which is dropped."""
+    if len(token) < 3 or len(token) % 2 == 0:
+        return None
+    mark = token[1]
+    if mark not in _SPELLING_MARKS or any(c != mark for c in token[1::2]):
+        return None
+    return token[::2]
+
+
+def _unspell(text: str) -> str:
+    """Spelled-out tokens read as words: runs of three or more, or one of four letters or
+    more ("忽.略.之.前"); " / " between them parts words as a space would."""
+    tokens = text.split(" ")
+    out: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        words = [_spelled(token) for token in run if token != "/"]
+        if len(words) >= 3 or (len(words) == 1 and len(words[0] or "") >= 4):
+            out.append(" ".join(word for word in words if word))
+        else:
+            out.extend(run)
+        run.clear()
+
+    for token in tokens:
+        if token == "/" and run or _spelled(token) is not None or (len(token) == 1 and run):
+            run.append(token)
+        else:
+            flush()
+            out.append(token)
+    flush()
+    return " ".join(out)
+
+
+_CJK = "\u3000-\u9fff\uff00-\uffef"
+# Chinese is written without spaces, so spaces between two CJK characters only hide words.
+_CJK_GAP = re.compile(f"(?<=[{_CJK}])\\s+(?=[{_CJK}])")
+
+
+def collapse_spacing(text: str) -> str:
+    """Letter-spaced and spelled-out words joined again."""
+    return _unspell(_CJK_GAP.sub("", _SPACED.sub(_collapse, text)))
+
+
+def squeeze_spacing(text: str) -> str:
+    """Letter-spaced runs with every space dropped and nothing else: a second reading for
+    runs whose word gaps are ambiguous ("~ / . a w s" is a path, not two words)."""
+    return _SPACED.sub(lambda match: re.sub(r"\s", "", match.group(0)), text)
+
+
+_LEET_TOKEN = re.compile(r"[A-Za-z0-9$!|+]*[A-Za-z][A-Za-z0-9$!|+]*|\b[0134578]{1,3}\b")
+_LEET = {"i": str.maketrans("0134578$!|+", "oieastbsiit"), "l": str.maketrans("0134578$!|+", "oleastbslit")}  # fmt: skip
+
+
+def fold_leet(text: str, one: str = "i") -> str:
+    """Digits and symbols inside words read as letters ("1gn0re" → "ignore"), and short
+    words of such digits alone ("45" → "as"); numbers such as versions and ports are
+    left as they are. Only the matching copies are folded."""
+
+    def fold(match: re.Match) -> str:
+        token = match.group(0)
+        return token.translate(_LEET[one]) if not token.isalpha() else token
+
+    return _LEET_TOKEN.sub(fold, text)
+
+
+def visible(text: str) -> str:
+    """The text as a reader sees it: NFKC, invisible characters gone, look-alikes folded."""
+    return _strip_invisible(unicodedata.normalize("NFKC", _strip_invisible(text))).translate(
+        _CONFUSABLES
+    )
+
+
+def classifier_text(text: str) -> str:
+    """What the classifier embeds: the visible text with letter-spacing collapsed (an
+    embedding of "i g n o r e" says little), leetspeak left alone (it would garble the
+    version numbers and identifiers of ordinary notes)."""
+    return collapse_spacing(visible(text))
+
+
+def matching_copies(text: str) -> list[str]:
+    """The copies the rules read, most literal first; duplicates dropped."""
+    seen = visible(text)
+    collapsed = collapse_spacing(seen)
+    copies = [
+        seen,
+        collapsed,
+        squeeze_spacing(seen),
+        fold_leet(collapsed),
+        fold_leet(collapsed, "l"),
+    ]
+    return list(dict.fromkeys(copies))
+
+
+_HTML_COMMENT = re.compile(r"<!--(.*?)(?:-->|$)", re.DOTALL)
+_MD_TITLE = re.compile(r"\]\([^)\s]*\s+[\"'(](.+?)[\"')]\s*\)|^\s*\[[^\]]+\]:\s*\S+\s+[\"'(](.+?)[\"')]\s*$", re.MULTILINE)  # fmt: skip
+_MD_ALT = re.compile(r"!\[([^\]]*)\]")
+_HTML_ATTR = re.compile(r"\b(?:title|alt|aria-label|data-[\w-]+)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')", re.I)  # fmt: skip
+
+
+def unseen_segments(text: str) -> list[str]:
+    """Text a rendered page does not show: HTML comments, link titles, image alt text and
+    attribute values."""
+    segments = []
+    for pattern in (_HTML_COMMENT, _MD_TITLE, _MD_ALT, _HTML_ATTR):
+        for match in pattern.finditer(text):
+            segments.extend(group for group in match.groups() if group and group.strip())
+    return segments
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+
+
+def decoded_segments(text: str) -> list[str]:
+    """Base64-looking blobs (standard or URL-safe, padded or not) that decode to readable
+    text. Hashes, keys and ids decode to bytes that are not text, and are skipped."""
+    found = []
+    for match in _BASE64.finditer(text):
+        blob = match.group(0).rstrip("=")
+        if blob.isalpha() or blob.isdigit():
+            continue  # a long word or number, not an encoding
+        alphabet = "-_" if ("-" in blob or "_" in blob) else "+/"
+        try:
+            raw = base64.b64decode(blob + "=" * (-len(blob) % 4), altchars=alphabet.encode())
+            decoded = raw.decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        readable = sum(char.isprintable() or char in "\n\t" for char in decoded)
+        if decoded and readable / len(decoded) > 0.95 and re.search(r"[^\W\d_]{3}", decoded):
+            found.append(decoded)
+    return found

@@ -1,0 +1,200 @@
+"""The shapes of text written to steer the model that reads it, in English and Chinese.
+
+Each rule is a whole category of attack, not a phrase list: overriding earlier instructions,
+reassigning the model's role, posing as the system or a tool call, asking for secrets to be
+sent somewhere, and addressing the model directly. Rules aimed at people — "never send
+passwords by e-mail", "ask Alice before changing the schema", "the system uses PostgreSQL" —
+share words with these but not shapes: a secret is only exfiltrated when it goes to a
+destination (a URL, an address, an IP) and the sentence is not a prohibition; "system" is
+only a fake authority when it opens a line as a label ("SYSTEM NOTICE:", "系统提示：").
+"""
+
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE | re.MULTILINE
+
+_STRONG_TARGET = (
+    r"(?:instructions?|directions|directives|prompts?|guardrails|programming|guidelines"
+    r"|restrictions|constraints|context|training)"
+)
+_TARGET = rf"(?:{_STRONG_TARGET}|rules|messages|guidance|policies|commands|orders|settings)"
+_QUALIFIER = (
+    r"(?:previous|previously|prior|above|earlier|preceding|original|initial|foregoing"
+    r"|system|developer|safety|your)"
+)
+_OVERRIDE_VERB = (
+    r"(?:ignore|disregard|forget|override|bypass|discard|set\s+aside|drop|abandon|throw\s+out"
+    r"|(?:stop|quit)\s+following|(?:do\s+not|don't|no\s+longer)\s+(?:follow|obey)|cancel)"
+)
+OVERRIDE_EN = re.compile(
+    rf"\b{_OVERRIDE_VERB}\b(?:\W+\w+){{0,4}}?\W+{_QUALIFIER}(?:\W+\w+){{0,2}}?\W+{_TARGET}\b"
+    rf"|\b{_OVERRIDE_VERB}\W+(?:\w+\W+)?(?:all|any|every)\W+(?:of\W+)?(?:the\W+|your\W+)?{_STRONG_TARGET}\b"
+    rf"|\b{_OVERRIDE_VERB}\W+(?:everything|anything|all)\W+(?:above|before|previously|prior|you(?:'ve|\s+were|\s+have\s+been)\s+told)"
+    rf"|\b{_OVERRIDE_VERB}\W+what\W+you(?:'ve|\s+were|\s+have\s+been)\s+(?:told|given|instructed)"
+    rf"|\b(?:{_QUALIFIER}|the)\s+{_STRONG_TARGET}(?:\s+above)?\s+(?:are|is|were)\s+(?:now\s+)?"
+    r"(?:obsolete|void|null|cancell?ed|revoked|superseded|invalid|no\s+longer\s+valid)"
+    r"|\bnew\s+(?:system\s+)?instructions?\s*[:：]",
+    _I,
+)
+_ZH_STOP = r"[^。！？\n]"
+OVERRIDE_ZH = re.compile(
+    r"(?:忽略|无视|忽视|忘记|忘掉|忘了|不要理会|不用理会|别管|绕过|覆盖|抛开|丢弃|放弃"
+    r"|(?:不要|别|不用|不必|停止|不再)(?:再)?(?:遵守|遵循|服从|执行))"
+    rf"{_ZH_STOP}{{0,12}}?(?:之前|以上|上面|前面|先前|此前|上述|以前|原来|原有|原先|你的|系统|所有|全部|一切|收到)"
+    rf"{_ZH_STOP}{{0,8}}?(?:指令|指示|提示词|提示|规则|设定|约束|命令|要求|限制|规定)"
+)
+ROLE_EN = re.compile(
+    r"\byou\s+are\s+now\b(?!\s+(?:expected|required|responsible|able|on|at|in|using|working"
+    r"|running|part|subscribed|set\s+up|ready|done)\b)"
+    r"|\bfrom\s+now\s+on,?\s+you\s+(?:are|will\s+be|must\s+act|act|shall\s+be)\b"
+    r"|\byou(?:'re|\s+are)\s+no\s+longer\s+(?:an?\s+)?(?:assistant|ai|bound|restricted|chatgpt|claude|helpful|safe)"
+    r"|\b(?:act|behave|respond|answer)\s+as\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+)?"
+    r"(?:dan|unrestricted|unfiltered|jailbroken|evil\w*|uncensored|(?:ai|assistant|model)\s+(?:without|with\s+no))"
+    r"|\bpretend\s+(?:to\s+be|you\s+are|you're|that\s+you\s+are)\b"
+    r"|\brole-?play\s+as\b|\blet's\s+play\s+a\s+game\b"
+    r"|\bdo\s+anything\s+now\b|\b(?:developer|god|jailbreak|dan)\s+mode\b"
+    r"|\byour\s+new\s+(?:role|identity|name|persona|instructions)\s+(?:is|are)\b"
+    r"|\byou\s+have\s+no\s+(?:restrictions|rules|limits|filters|guidelines)\b",
+    _I,
+)
+ROLE_EN_CASED = re.compile(r"\bDAN\b")  # the jailbreak persona; "Dan" the colleague is ordinary
+ROLE_ZH = re.compile(
+    r"你现在是|从现在(?:开始|起)(?:，)?你(?:是|就是|扮演|必须|将)|你的新(?:身份|角色|名字|指令)"
+    r"|你不再是|(?:你|请)扮演|扮演(?:DAN|一个|没有|不受|邪恶|黑客)|(?:假装|假设)你是"
+    r"|(?:进入|开启|启用)(?:开发者|越狱|上帝|DAN)模式|(?:没有任何|不受任何?)限制的(?:AI|助手|模型|人工智能)",
+    re.IGNORECASE,
+)
+ROLE_MARKUP = re.compile(
+    r"<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\|>"
+    r"|\[/?INST\]|<</?SYS>>"
+    r"|</?(?:system|assistant|tool|tool_call|tool_result|function_calls?|function_results?|invoke"
+    r"|parameter|instructions?|antml:[a-z_]+)(?:\s[^>]*)?>"
+    r"|\"role\"\s*:\s*\"(?:system|assistant|tool|developer)\"",
+    _I,
+)
+# A line that opens with an authority's label, as a system prompt or an operator would.
+SYSTEM_FRAMING = re.compile(
+    r"^\W{0,4}(?:system|admin(?:istrator)?|developer|root|operator|openai|anthropic)\s*"
+    r"(?:notice|message|override|instructions?|prompt|directive|command|announcement)s?\s*(?:[\]:：】)-]|$)"
+    r"|^\W{0,3}\[(?:system|admin|sys|developer)\]"
+    # A transcript line in the model's voice; a "System:" label only when it gives orders
+    # ("System: Ubuntu 22.04" is a config note).
+    r"|^\W{0,4}(?:assistant|ai|model)\s*[:：]"
+    r"|^\W{0,4}(?:system|developer)\s*[:：]\s*(?:you|your|ignore|always|never|from\s+now|new|all\s+agents"
+    r"|the\s+assistant|do|don't|print|send|reveal|disregard|forget)\b"
+    r"|\bimportant\s+(?:message|notice|instructions?)\s+from\s+(?:the\s+)?"
+    r"(?:developers?|administrators?|admins?|system|openai|anthropic|operators?)\b"
+    r"|^\W{0,3}[【\[]?(?:系统|管理员|开发者)(?:提示词?|通知|消息|指令|命令|公告)(?:[】\]]|\s*[:：])"
+    r"|^\W{0,3}系统\s*[:：]\s*(?:你|以后|从现在|每次|所有|请|忽略|无视|必须)"
+    r"|新的?(?:系统)?(?:指令|指示)\s*[:：]",
+    _I,
+)
+TOOL_CALL = re.compile(
+    r"[\"'](?:tool|tool_name|function|function_call|tool_use|recipient_name|action)[\"']\s*:\s*[\"'{]"
+    r"[^}]{0,300}?[\"'](?:arguments|parameters|input|args|action_input)[\"']\s*:"
+    r"|[\"']name[\"']\s*:\s*[\"'][^\"']{1,60}[\"']\s*,\s*[\"'](?:arguments|parameters)[\"']\s*:",
+    _I,
+)
+
+_SECRET_EN = (
+    r"(?:\.env\b|env\s+file|(?:api|access|secret|private|ssh|signing|auth|aws|deploy)(?:\s+\w+)?[\s_-]*(?:keys?|tokens?)"
+    r"|credentials|secrets|passwords?|tokens|cookies|id_rsa|id_ed25519|~/\.ssh\S*|~/\.aws\S*"
+    r"|\.npmrc|\.netrc|\.pypirc|environment\s+variables)"
+)
+_SEND_EN = (
+    r"\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|copy|paste|share"
+    r"|submit|sync|back\s+up|include|attach|pipe|curl|wget|dump|push)(?:ing)?\b"
+)
+_DESTINATION = (
+    r"(?:https?://\S+|\b\d{1,3}(?:\.\d{1,3}){3}\b|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+    r"|\bwebhook\b|\bpastebin\b|\bgist\b|external\s+server|my\s+server)"
+)
+EXFILTRATION_EN = re.compile(
+    rf"{_SEND_EN}[^\n]{{0,60}}?{_SECRET_EN}[^\n]{{0,60}}?{_DESTINATION}"
+    rf"|\b(?:curl|wget)\b[^\n]{{0,80}}?(?:-d|--data\S*|-F|-T|--upload-file)\s+\S*?(?:\.env|\.ssh|\.aws|id_rsa|credentials)"
+    r"|\$\(\s*cat\s+[^)]*(?:\.ssh|\.aws|\.env|id_rsa|credentials)"
+    r"|\b(?:reveal|print|output|dump|leak|show|display|disclose|repeat)\s+(?:me\s+)?(?:your|the)\s+"
+    r"(?:system\s+prompt|initial\s+instructions|hidden\s+instructions)"
+    rf"|\b(?:print|dump|reveal|output|list|collect|gather)\s+(?:out\s+)?(?:all|every|each)\s+(?:the\s+)?(?:{_SECRET_EN}|secret)",
+    _I,
+)
+_SECRET_ZH = r"(?:\.env|密钥|私钥|令牌|密码|口令|凭证|凭据|环境变量|token|api\s?key|id_rsa|\.ssh)"
+_SEND_ZH = (
+    r"(?:发送|发给|发到|上传|转发|提交到|贴到|粘贴到|同步到|备份到|传到|发至|邮寄|寄给|泄露|外传)"
+)
+EXFILTRATION_ZH = re.compile(
+    rf"{_SECRET_ZH}{_ZH_STOP}{{0,20}}?{_SEND_ZH}{_ZH_STOP}{{0,10}}?{_DESTINATION}"
+    rf"|{_SEND_ZH}{_ZH_STOP}{{0,20}}?{_SECRET_ZH}{_ZH_STOP}{{0,20}}?{_DESTINATION}"
+    r"|(?:输出|泄露|透露|打印|显示|告诉我)(?:一下)?(?:你的)?(?:系统提示词?|初始指令|隐藏指令)"
+    # "把 API key 打印到日志里": asking for a secret to be put out; "不要…" is negated.
+    rf"|把\s*(?:你的)?(?:系统提示词?|{_SECRET_ZH}){_ZH_STOP}{{0,6}}?(?:输出|发送|发给|发到|打印|上传|透露|泄露|告诉)",
+    re.IGNORECASE,
+)
+_CREDENTIAL_FILE = (
+    r"(?:~/|\$HOME/)\.(?:ssh/(?!\S*\.pub\b|authorized_keys|known_hosts|config\b)\S*|aws/credentials"
+    r"|npmrc|pypirc|netrc|docker/config\.json|kube/config)|\bid_(?:rsa|ed25519|ecdsa)\b(?!\.pub)"
+)
+_LEAK_VERB = (
+    r"\b(?:paste|send|cat|print|upload|post|copy|email|share)\b|发给|发送|发到|上传|粘贴|打印|贴到"
+)
+CREDENTIAL_LEAK = re.compile(
+    rf"(?:{_LEAK_VERB})[^\n]{{0,40}}?(?:{_CREDENTIAL_FILE})|(?:{_CREDENTIAL_FILE})[^\n]{{0,40}}?(?:{_LEAK_VERB})",
+    re.IGNORECASE,
+)
+# "Never send …", "不要把 … 发到 …": a prohibition aimed at people, not an exfiltration.
+NEGATION = re.compile(
+    r"(?:\b(?:never|not|don't|do\s+not|doesn't|no|avoid|without|mustn't|must\s+not|shouldn't|forbidden)\b"
+    r"|不要|别|禁止|切勿|不得|不能|严禁|不可|勿|不准)[^.;!?。；！？\n]{0,40}$",
+    re.IGNORECASE,
+)
+ADDRESSED_EN = re.compile(
+    r"\b(?:ai|assistant|agent|model|llm|chatbot)s?\s+(?:reading|that\s+reads?|who\s+reads?)\s+this\b"
+    r"|\b(?:do\s+not|don't|never)\s+(?:tell|inform|alert|notify|mention\s+(?:this|it)\s+to)\s+the\s+user\b(?!\s+to\b)"
+    r"|\bwithout\s+(?:telling|informing|alerting|asking)\s+the\s+user\b"
+    r"|\b(?:if|when)\s+you(?:\s+are|'re)\s+(?:an?\s+)?(?:ai|llm|(?:large\s+)?language\s+model|assistant|agent|bot)\b"
+    r"|\b(?:hey|dear)\s+(?:claude|gpt|chatgpt|codex|cursor|copilot|gemini|ai|assistant|model|llm)\b"
+    r"|\b(?:attention|note\s+(?:to|for))\s+(?:ai|llms?|(?:language\s+)?models?)\b"
+    r"|\b(?:never|not|don't)\s+(?:mention|report|show|reveal)\b[^.\n]{0,40}?\bto\s+the\s+user\b"
+    r"|\b(?:hide|keep)\b[^.\n]{0,40}?\bfrom\s+the\s+user\b"
+    r"|\bwhen\s+you\s+read\s+this\b|\bdecode\s+(?:this|it|the\s+following)\s+and\s+(?:follow|obey|execute|run)",
+    _I,
+)
+ADDRESSED_ZH = re.compile(
+    r"(?:不要|别|切勿|不得)(?:告诉|通知|提醒|让)用户(?:知道)?|(?:瞒着|绕过)用户"
+    r"|作为\s*(?:AI|人工智能|助手|模型|智能体)|(?:给|致)?(?:读到|看到)这(?:条|段)(?:记忆|内容|消息|话)?的(?:AI|模型|助手|智能体)",
+    re.IGNORECASE,
+)
+READER = re.compile(
+    r"\b(?:ai|assistant|agent|model|llm|claude|gpt|codex)s?\b|助手|模型|智能体|机器人", re.I
+)
+HIDDEN_HTML = re.compile(
+    r"<[a-z][^>]*\bstyle\s*=\s*[\"'][^\"']*"
+    r"(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0)",
+    re.IGNORECASE,
+)
+
+
+def _unnegated(pattern: re.Pattern, text: str) -> re.Match | None:
+    for match in pattern.finditer(text):
+        if not NEGATION.search(text[max(0, match.start() - 60) : match.start()]):
+            return match
+    return None
+
+
+def instruction_rule(text: str) -> tuple[str, re.Match] | None:
+    """The first rule one copy of a text matches, with its match."""
+    checks = (
+        ("override_instructions", lambda: OVERRIDE_EN.search(text) or OVERRIDE_ZH.search(text)),
+        ("role_reassignment", lambda: ROLE_EN.search(text) or ROLE_EN_CASED.search(text) or ROLE_ZH.search(text)),
+        ("role_markup", lambda: ROLE_MARKUP.search(text)),
+        ("system_framing", lambda: SYSTEM_FRAMING.search(text) or TOOL_CALL.search(text)),
+        ("exfiltration", lambda: _unnegated(EXFILTRATION_EN, text) or _unnegated(EXFILTRATION_ZH, text)),
+        ("credential_leak", lambda: _unnegated(CREDENTIAL_LEAK, text)),
+        ("agent_directive", lambda: ADDRESSED_EN.search(text) or ADDRESSED_ZH.search(text)),
+    )  # fmt: skip
+    for rule, check in checks:
+        if match := check():
+            return rule, match
+    return None
