@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from foundation.actors import Actor
-from memories.models import Memory, ProposalKind, ReviewProposal
+from memories import text
+from memories.models import LIVE_STATUSES, Memory, ProposalKind, ReviewProposal
+from memories.selectors import is_visible_to
 
 
 @dataclass
@@ -28,19 +30,27 @@ class RememberReceipt:
         return cls(**data)
 
 
-def propose_review(actor: Actor, memory: Memory, hidden: list[Memory]) -> None:
-    """An agent wrote to a key held by a memory it may not read: its write became a memory
-    of its own beside that one, and the owner decides in Review which one stands (accepting
-    merges them). The agent is told nothing of it."""
-    for holder in hidden:
-        ids = sorted([str(holder.pk), str(memory.pk)])
+def propose_review(actor: Actor, memory: Memory, hidden_holders: list[Memory]) -> None:
+    """An agent wrote to a key held by, or the very statement of, a memory it may not read:
+    its write became a memory of its own beside that one, and the owner decides in Review
+    which one stands (accepting merges them). The agent is told nothing of it."""
+    twins = Memory.objects.filter(
+        owner=actor.user, fingerprint=memory.fingerprint, status__in=LIVE_STATUSES, held=False
+    ).exclude(pk=memory.pk)
+    hidden = {holder.pk: (holder, "key") for holder in hidden_holders}
+    for twin in twins:
+        if not is_visible_to(actor, twin):
+            hidden.setdefault(twin.pk, (twin, "statement"))
+    for other, what in hidden.values():
+        ids = sorted([str(other.pk), str(memory.pk)])
         ReviewProposal.objects.get_or_create(
             owner=actor.user,
             key=f"{ProposalKind.NEAR_DUPLICATE}:{':'.join(ids)}"[:200],
             defaults={
-                "kind": ProposalKind.NEAR_DUPLICATE, "memory_ids": ids, "score": None,
-                "detail": {"reason": f"an agent ({actor.agent_name}) wrote to the key "
-                           f"'{memory.key}' of a memory it cannot read"},
+                "kind": ProposalKind.NEAR_DUPLICATE, "memory_ids": ids,
+                "score": round(text.assess(memory.content, other.content).similarity, 3),
+                "detail": {"reason": f"an agent ({actor.agent_name}) wrote the {what} of a "
+                           "memory it cannot read"},
             },
         )  # fmt: skip
 

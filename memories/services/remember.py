@@ -252,7 +252,7 @@ def _write(actor: Actor, request: RememberRequest, idempotency_key: str) -> Reme
         patch=_patch(request),
         idempotency_key=idempotency_key,
     )
-    if current is None:
+    if actor.is_agent:
         propose_review(actor, memory, hidden)
     return _receipt(memory, action=str(action), similar=similar, contradictions=contradictions)
 

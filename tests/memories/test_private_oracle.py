@@ -91,6 +91,8 @@ def test_exact_text_of_a_private_memory_is_not_a_duplicate_for_a_writer_who_cann
     assert _shape(answer.json()) == _shape(fresh.json())
     private.refresh_from_db()
     assert (private.version, private.status, private.visibility) == (1, "active", "private")
+    proposal = ReviewProposal.objects.get(owner=owner_actor.user)
+    assert set(proposal.memory_ids) == {str(private.pk), answer.json()["id"]}
 
 
 def test_compare_and_set_on_a_private_key_reports_the_key_as_free(client, owner_actor, make_token):
