@@ -50,7 +50,9 @@ def memories_visible_to(actor: Actor) -> QuerySet[Memory]:
     queryset = Memory.objects.filter(owner=actor.user)
     if actor.is_owner:
         return queryset
-    queryset = queryset.filter(held=False)
+    # A disputed row is held whether or not its marker was set (a package import keeps
+    # the status of what it brings, not the marker).
+    queryset = queryset.filter(held=False).exclude(status=Status.DISPUTED)
     if not actor.can_read_private:
         queryset = queryset.filter(visibility=Visibility.SHARED)
     queryset = queryset.exclude(Q(scope_type=ScopeType.AGENT) & ~Q(scope_key=actor.agent_name))
@@ -113,7 +115,7 @@ def is_visible_to(actor: Actor, memory: Memory) -> bool:
         return False
     if actor.is_owner:
         return True
-    if memory.held:
+    if memory.held or memory.status == Status.DISPUTED:
         return False
     if memory.visibility != Visibility.SHARED and not actor.can_read_private:
         return False

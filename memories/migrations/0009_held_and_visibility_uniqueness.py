@@ -61,7 +61,7 @@ class Migration(migrations.Migration):
         migrations.AddConstraint(
             model_name="memory",
             constraint=models.UniqueConstraint(
-                condition=models.Q(("key__isnull", False), ("status", "active")),
+                condition=models.Q(("held", False), ("key__isnull", False), ("status", "active")),
                 fields=("owner", "scope_type", "scope_key", "key", "visibility"),
                 name="memory_one_active_per_key_visibility",
             ),
@@ -69,9 +69,9 @@ class Migration(migrations.Migration):
         migrations.AddConstraint(
             model_name="memory",
             constraint=models.UniqueConstraint(
-                condition=models.Q(("held", False), ("status__in", ("active", "disputed"))),
+                condition=models.Q(("held", False), ("status", "active")),
                 fields=("owner", "fingerprint", "visibility"),
-                name="memory_one_live_per_fingerprint_visibility",
+                name="memory_one_active_per_fingerprint_visibility",
             ),
         ),
     ]

@@ -156,16 +156,17 @@ class Memory(models.Model):
             models.CheckConstraint(condition=Q(version__gte=1), name="memory_version_positive"),
             # Per visibility: an agent that cannot read a private memory writes as if its key
             # and its statement were free, and gets a memory of its own beside it (the owner
-            # sees both in Review). Held memories take part once the owner releases them.
+            # sees both in Review). Disputed and held memories take part once the owner
+            # releases them (memories.services.lifecycle checks for a twin first).
             models.UniqueConstraint(
                 fields=["owner", "scope_type", "scope_key", "key", "visibility"],
-                condition=Q(key__isnull=False, status=Status.ACTIVE),
+                condition=Q(key__isnull=False, status=Status.ACTIVE, held=False),
                 name="memory_one_active_per_key_visibility",
             ),
             models.UniqueConstraint(
                 fields=["owner", "fingerprint", "visibility"],
-                condition=Q(status__in=LIVE_STATUSES, held=False),
-                name="memory_one_live_per_fingerprint_visibility",
+                condition=Q(status=Status.ACTIVE, held=False),
+                name="memory_one_active_per_fingerprint_visibility",
             ),
         ]
 

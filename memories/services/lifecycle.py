@@ -68,30 +68,24 @@ def _take_over_key(actor: Actor, memory: Memory) -> None:
     memory.version = max(holder.version for holder in holders) + 1
 
 
-def _release(memory: Memory) -> list[str]:
-    """The owner releases a held memory: agents may read it from now on. Refused while a
-    live memory of the same visibility already says the same thing (one would be a copy)."""
-    if not memory.held:
-        return []
-    if memory.status in LIVE_STATUSES:
-        twin = (
-            Memory.objects.filter(
-                owner=memory.owner_id,
-                fingerprint=memory.fingerprint,
-                visibility=memory.visibility,
-                status__in=LIVE_STATUSES,
-                held=False,
-            )  # fmt: skip
-            .exclude(pk=memory.pk)
-            .first()
+def _refuse_twin(memory: Memory) -> None:
+    """Statements are unique among active, readable memories of one visibility: a memory
+    that becomes one while another already says the same thing would be a copy."""
+    twin = (
+        Memory.objects.filter(
+            owner=memory.owner_id,
+            fingerprint=memory.fingerprint,
+            visibility=memory.visibility,
+            status=Status.ACTIVE,
+            held=False,
+        )  # fmt: skip
+        .exclude(pk=memory.pk)
+        .first()
+    )
+    if twin is not None:
+        raise _conflict(
+            f"Memory {twin.pk} already says the same thing; archive one of them first.", twin.pk
         )
-        if twin is not None:
-            raise _conflict(
-                f"Memory {twin.pk} already says the same thing; archive one of them first.",
-                twin.pk,
-            )
-    memory.held = False
-    return ["held"]
 
 
 def _set_trust(actor: Actor, memory: Memory, trust: str, event_type: str) -> Memory:
@@ -99,12 +93,17 @@ def _set_trust(actor: Actor, memory: Memory, trust: str, event_type: str) -> Mem
         return memory  # idempotent: nothing changes, nothing is recorded
     memory.trust = trust
     memory.verified_at = timezone.now()
-    fields = ["trust", "verified_at", *_release(memory)]
-    if memory.status == Status.DISPUTED:
-        # The owner sides with a disputed memory: it becomes the live statement.
+    fields = ["trust", "verified_at"]
+    if memory.status in LIVE_STATUSES and (memory.held or memory.status == Status.DISPUTED):
+        # The owner sides with a disputed or held memory: it becomes the live statement.
         _take_over_key(actor, memory)
+        _refuse_twin(memory)
         memory.status = Status.ACTIVE
         fields += ["status", "supersedes", "version"]
+    if memory.held:
+        # Released: agents may read it from now on, whatever its status.
+        memory.held = False
+        fields.append("held")
     save_changes(memory, *fields)
     record_event(actor=actor, memory=memory, event_type=event_type)
     return memory

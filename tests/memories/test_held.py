@@ -146,3 +146,29 @@ def test_the_migration_marks_disputed_and_once_quarantined_memories_held(owner_a
     held = set(Memory.objects.filter(held=True).values_list("pk", flat=True))
     assert held == {Memory.objects.get(pk=poison.id).pk, Memory.objects.get(pk=disputed.id).pk}
     assert MemoryEvent.objects.filter(memory_id=poison.id, event_type="superseded").exists()
+
+
+def test_a_disputed_row_without_the_marker_is_held_all_the_same(owner_actor, agent_actor):
+    # As a package import stores a conflicting memory: disputed, the marker not set.
+    receipt = remember(owner_actor, "Zephyr keeps builds for a week.", kind="fact")
+    Memory.objects.filter(pk=receipt.id).update(status="disputed", held=False)
+
+    with raises(ErrorCode.NOT_FOUND):
+        memory_forget(actor=agent_actor, memory_id=receipt.id)
+    again = memory_remember(actor=agent_actor, content="Zephyr keeps builds for a week.",
+                            kind="fact")  # fmt: skip
+    assert (again.duplicate_of, again.status) == (None, "active")
+
+
+def test_releasing_held_text_that_a_readable_memory_already_says_is_a_conflict(
+    owner_actor, agent_actor, other_agent_actor
+):
+    remember(owner_actor, "Zephyr uses Postgres 16.", kind="fact", key="zephyr-db", trust="locked")
+    held = remember(agent_actor, "Zephyr uses MySQL 8.", kind="fact", key="zephyr-db")
+    # Another agent cannot see the held one, so its same statement is a memory of its own.
+    twin = memory_remember(actor=other_agent_actor, content="Zephyr uses MySQL 8.", kind="fact")
+    assert twin.duplicate_of is None and twin.status == "active"
+
+    with raises(ErrorCode.CONFLICT):
+        memory_confirm(actor=owner_actor, memory_id=held.id)
+    assert Memory.objects.get(pk=held.id).held
