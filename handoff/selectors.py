@@ -10,16 +10,34 @@ from django.utils import timezone
 from foundation.errors import not_found, validation_error
 from handoff.contract import ACTIVE, STATE_FILTER_DESCRIPTION, STATE_FILTERS
 from handoff.models import HandoffCapsule
+from memories import gates, poisoning
+
+TEXT_FIELDS = ("task_id", "summary", "decisions", "next_steps", "artifacts", "blockers")
+# A resume looks this far back past capsules the poisoning screen flags.
+RESUME_SCAN = 20
+
+
+def capsule_findings(texts: dict) -> list[poisoning.PoisonFinding]:
+    """What the poisoning screen finds in a capsule's text fields (lists read line by line,
+    as the next agent reads them)."""
+    return poisoning.scan_fields({name: gates.field_text(texts[name]) for name in TEXT_FIELDS})
 
 
 def newest_open_capsule(*, owner, task_id: str, for_update: bool = False) -> HandoffCapsule | None:
-    """The newest capsule of this owner's task that has not expired (exact task id match)."""
+    """The newest capsule of this owner's task that has not expired (exact task id match).
+    An agent's capsule whose text reads as instructions to agents is never handed on (one
+    stored before capsules were screened at creation): the next older one answers."""
     capsules = HandoffCapsule.objects.filter(
         owner=owner, task_id=task_id, expires_at__gt=timezone.now()
     ).order_by("-created_at", "-id")
     if for_update:
         capsules = capsules.select_for_update()
-    return capsules.first()
+    for capsule in capsules[:RESUME_SCAN]:
+        written_by_agent = capsule.from_token_id is not None or capsule.from_agent
+        texts = {name: getattr(capsule, name) for name in TEXT_FIELDS}
+        if not (written_by_agent and capsule_findings(texts)):
+            return capsule
+    return None
 
 
 def handoffs_for_owner(

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from foundation.actors import Actor
-from foundation.errors import not_found, validation_error
+from foundation.errors import ErrorCode, ServiceError, not_found, validation_error
 from handoff.contract import (
     MAX_ARTIFACT_CHARS,
     MAX_EXPIRY_DAYS,
@@ -24,7 +24,7 @@ from handoff.contract import (
     default_expiry_days,
 )
 from handoff.models import HandoffCapsule, TaskStatus
-from handoff.selectors import newest_open_capsule
+from handoff.selectors import capsule_findings, newest_open_capsule
 from memories import gates
 from memories.services import validation as check
 
@@ -85,6 +85,22 @@ def _expiry(value, now: datetime) -> datetime:
     return value
 
 
+def _refuse_instructions(texts: dict) -> None:
+    """The next agent reads a capsule as its brief, so an agent's capsule that reads as
+    instructions to agents (the memories' poisoning screen) is refused: nothing is stored,
+    and the error names each field and rule."""
+    findings = capsule_findings(texts)
+    if findings:
+        rules = ", ".join(sorted({finding.rule for finding in findings}))
+        raise ServiceError(
+            ErrorCode.VALIDATION_ERROR,
+            f"This handoff reads as instructions to agents ({rules}); nothing was stored. "
+            "Say where the task stands, not what the next agent must do beyond the task.",
+            [{"field": finding.field, "rule": finding.rule, "excerpt": finding.excerpt}
+             for finding in findings],
+        )  # fmt: skip
+
+
 def handoff_create(
     *,
     actor: Actor,
@@ -99,7 +115,8 @@ def handoff_create(
 ) -> HandoffCapsule:
     """Leave a capsule for the next agent on `task_id`. Not idempotent: each call writes a
     new capsule, and the newest one wins on resume. Raises ServiceError (nothing written)
-    on bad input, a secret in any text, or a token without the `handoff` scope."""
+    on bad input, a secret in any text, an agent's text that reads as instructions to
+    agents (the poisoning screen), or a token without the `handoff` scope."""
     actor.require_scope(SCOPE)
     now = timezone.now()
     task_id = task_id_value(task_id)
@@ -121,6 +138,8 @@ def handoff_create(
     }  # fmt: skip
     expires = _expiry(expires_at, now)
     gates.gate_secrets(task_id=task_id, summary=summary, **lists)
+    if actor.is_agent:
+        _refuse_instructions({"task_id": task_id, "summary": summary, **lists})
     capsule = HandoffCapsule(
         owner=actor.user, task_id=task_id, summary=summary, status=status,
         from_agent=actor.agent_name, from_token=actor.token, created_at=now,

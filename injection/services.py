@@ -108,6 +108,7 @@ def _eligible(actor: Actor, project_key: str | None):
         status=Status.ACTIVE,
         visibility=Visibility.SHARED,
         trust__in=OWNER_TRUSTS,
+        held=False,
     )
 
 
@@ -122,6 +123,7 @@ def _is_eligible(memory: Memory, project_key: str | None) -> bool:
         and memory.status == Status.ACTIVE
         and memory.visibility == Visibility.SHARED
         and memory.trust in OWNER_TRUSTS
+        and not memory.held
     )
 
 

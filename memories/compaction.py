@@ -305,6 +305,7 @@ def roll_up_episodes(*, now: datetime, deadline: Deadline) -> dict:
                               created_at__lt=cutoff)
         .exclude(trust__in=OWNER_TRUSTS)
         .exclude(source_agent=ROLLUP_AGENT)
+        .exclude(held=True)  # held text is the owner's to release, never rolled into a summary
         .order_by("created_at", "pk")
         .values_list("pk", "owner_id", "scope_key", "visibility", "created_at")
     )  # fmt: skip
@@ -328,7 +329,7 @@ def roll_up_episodes(*, now: datetime, deadline: Deadline) -> dict:
 @transaction.atomic
 def _roll_up_week(owner_id, scope_key: str, week: str, visibility: str, pks: list) -> int:
     originals = list(
-        Memory.objects.select_for_update().filter(pk__in=pks, status=Status.ACTIVE)
+        Memory.objects.select_for_update().filter(pk__in=pks, status=Status.ACTIVE, held=False)
         .exclude(trust__in=OWNER_TRUSTS).select_related("owner").order_by("created_at", "pk")
     )  # fmt: skip
     if not originals:

@@ -40,11 +40,19 @@ MAX_FILTER_CHARS = 300
 
 def memories_visible_to(actor: Actor) -> QuerySet[Memory]:
     """The owner sees all of their memories. An agent sees its owner's shared memories
-    (private ones only with `private:read`), never another agent's agent-scoped notes, and
-    only the projects its token is restricted to."""
+    (private ones only with `private:read`), never another agent's agent-scoped notes, only
+    the projects its token is restricted to, and nothing held for the owner (disputed or
+    quarantined text, whatever its status now) until the owner releases it.
+
+    Every write compares a new statement only with what this returns (DESIGN §4, remember:
+    visibility first), so a memory an agent may not read is never compared, merged, named
+    or counted on its behalf."""
     queryset = Memory.objects.filter(owner=actor.user)
     if actor.is_owner:
         return queryset
+    # A disputed row is held whether or not its marker was set (a package import keeps
+    # the status of what it brings, not the marker).
+    queryset = queryset.filter(held=False).exclude(status=Status.DISPUTED)
     if not actor.can_read_private:
         queryset = queryset.filter(visibility=Visibility.SHARED)
     queryset = queryset.exclude(Q(scope_type=ScopeType.AGENT) & ~Q(scope_key=actor.agent_name))
@@ -107,6 +115,8 @@ def is_visible_to(actor: Actor, memory: Memory) -> bool:
         return False
     if actor.is_owner:
         return True
+    if memory.held or memory.status == Status.DISPUTED:
+        return False
     if memory.visibility != Visibility.SHARED and not actor.can_read_private:
         return False
     if memory.scope_type == ScopeType.AGENT and memory.scope_key != actor.agent_name:
@@ -148,6 +158,16 @@ def version_chain_ids(memory: Memory) -> list[UUID]:
     return ids
 
 
+def readable_chain_ids(actor: Actor, memory: Memory) -> list[UUID]:
+    """The version chain as this actor may read it: an earlier version it may not see (held
+    for the owner, private) is left out, with its events and the text they record."""
+    chain = version_chain_ids(memory)
+    if actor.is_owner:
+        return chain
+    readable = set(memories_visible_to(actor).filter(pk__in=chain).values_list("pk", flat=True))
+    return [pk for pk in chain if pk in readable]
+
+
 @dataclass(frozen=True)
 class HistoryPage:
     events: list[MemoryEvent]
@@ -181,7 +201,7 @@ def memory_history(
         raise validation_error(f"limit must be between 1 and {HISTORY_MAX_LIMIT}.", field="limit")
     memory = memory_get(actor=actor, memory_id=memory_id)
     events = MemoryEvent.objects.filter(
-        owner=actor.user, memory_id__in=version_chain_ids(memory)
+        owner=actor.user, memory_id__in=readable_chain_ids(actor, memory)
     ).order_by("-id")
     if cursor:
         events = events.filter(id__lt=_decode_cursor(cursor, memory.pk))

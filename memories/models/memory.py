@@ -92,6 +92,10 @@ class Memory(models.Model):
     access_count = models.PositiveIntegerField(default=0)
     last_accessed_at = models.DateTimeField(null=True, blank=True)
     verified_at = models.DateTimeField(null=True, blank=True)
+    # Held for the owner: text an agent wrote that was stored disputed (it read as
+    # instructions to agents, or contradicted what the owner trusts). No agent reads it,
+    # whatever status it moves to, until the owner releases it (confirm, lock, correct).
+    held = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
 
@@ -150,15 +154,19 @@ class Memory(models.Model):
                 name="memory_content_max_length",
             ),
             models.CheckConstraint(condition=Q(version__gte=1), name="memory_version_positive"),
+            # Per visibility: an agent that cannot read a private memory writes as if its key
+            # and its statement were free, and gets a memory of its own beside it (the owner
+            # sees both in Review). Disputed and held memories take part once the owner
+            # releases them (memories.services.lifecycle checks for a twin first).
             models.UniqueConstraint(
-                fields=["owner", "scope_type", "scope_key", "key"],
-                condition=Q(key__isnull=False, status=Status.ACTIVE),
-                name="memory_one_active_per_key",
+                fields=["owner", "scope_type", "scope_key", "key", "visibility"],
+                condition=Q(key__isnull=False, status=Status.ACTIVE, held=False),
+                name="memory_one_active_per_key_visibility",
             ),
             models.UniqueConstraint(
-                fields=["owner", "fingerprint"],
-                condition=Q(status__in=LIVE_STATUSES),
-                name="memory_one_live_per_fingerprint",
+                fields=["owner", "fingerprint", "visibility"],
+                condition=Q(status=Status.ACTIVE, held=False),
+                name="memory_one_active_per_fingerprint_visibility",
             ),
         ]
 

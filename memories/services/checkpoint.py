@@ -7,7 +7,7 @@ from django.db import transaction
 from foundation.actors import Actor
 from foundation.errors import ServiceError, validation_error
 from memories.contract import CHECKPOINT_MAX_MEMORIES as MAX_ATOMS
-from memories.models import Kind, MemoryType, ScopeType
+from memories.models import OWNER_TRUSTS, Kind, MemoryType, ScopeType
 from memories.services.links import memory_link
 from memories.services.remember import memory_remember
 
@@ -33,7 +33,8 @@ def memory_checkpoint(
     if any fails, nothing is written and the error names the atom's index.
 
     Returns {"summary_id", "memory_ids"} (an atom that duplicates an existing memory
-    returns that memory's id, linked all the same)."""
+    returns that memory's id, linked all the same, unless an agent wrote the checkpoint
+    and that memory, or the summary, is one the owner confirmed or locked)."""
     memories = memories or []
     if not isinstance(memories, list) or len(memories) > MAX_ATOMS:
         raise validation_error(f"memories holds at most {MAX_ATOMS} items.", field="memories")
@@ -75,7 +76,9 @@ def memory_checkpoint(
                     f"memories[{index}]: {error.message}",
                     [{"index": index}, *error.details],
                 ) from None
-            if receipt.id != summary_receipt.id:
+            owner_trusted = {receipt.trust, summary_receipt.trust} & set(OWNER_TRUSTS)
+            # An agent's checkpoint never touches what the owner trusts, on either side.
+            if receipt.id != summary_receipt.id and not (actor.is_agent and owner_trusted):
                 memory_link(
                     actor=actor,
                     from_id=receipt.id,

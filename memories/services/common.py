@@ -11,7 +11,7 @@ from django.utils import timezone
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, forbidden, not_found
 from memories.models import SEARCH_SOURCE_FIELDS, Memory, MemoryEvent, MemoryLink, Relation, Status
-from memories.selectors import memories_visible_to, parse_memory_id
+from memories.selectors import is_visible_to, memories_visible_to, parse_memory_id
 from memories.services.follow_up import memories_follow_up
 
 
@@ -87,7 +87,8 @@ def memory_for_write(*, actor: Actor, memory_id) -> Memory:
 
 
 def refuse_agent_on_owner_trusted(actor: Actor, memory: Memory, action: str) -> None:
-    """The owner outranks every agent: what the owner confirmed or locked stays as it is."""
+    """The owner outranks every agent: what the owner confirmed or locked stays as it is, on
+    either side of any relation (forget, supersede, link, merge, checkpoint)."""
     if actor.is_agent and memory.is_owner_trusted:
         raise forbidden(
             f"This memory is {memory.trust} by the owner; an agent cannot {action} it. "
@@ -152,12 +153,22 @@ def atomic_change(service):
     return run
 
 
-def lock_key_holder(*, owner_id, scope_type: str, scope_key: str, key: str) -> Memory | None:
-    """Queue behind other writers of this key, then return its active holder, row-locked."""
+def lock_key_holders(*, owner_id, scope_type: str, scope_key: str, key: str) -> list[Memory]:
+    """Queue behind other writers of this key, then return its active holders, row-locked:
+    at most one per visibility (an agent that cannot read the private holder writes beside
+    it). Whoever writes compares only with the holders it may see (`visible_holder`)."""
     serialize_writers("key", owner_id, scope_type, scope_key, key)
-    return (
+    return list(
         Memory.objects.select_for_update()
         .filter(owner=owner_id, scope_type=scope_type, scope_key=scope_key, key=key)
         .filter(status=Status.ACTIVE)
-        .first()
+        .order_by("visibility", "pk")
     )
+
+
+def visible_holder(actor: Actor, holders: list[Memory], visibility: str) -> Memory | None:
+    """The holder this actor's write continues: one it may see, of the write's visibility if
+    there is one. A holder it may not see is, for this writer, not there."""
+    visible = [holder for holder in holders if is_visible_to(actor, holder)]
+    same = [holder for holder in visible if holder.visibility == visibility]
+    return (same or visible or [None])[0]

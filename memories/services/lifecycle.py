@@ -28,7 +28,7 @@ from memories.selectors import version_chain_ids
 from memories.services import validation as check
 from memories.services.common import (
     atomic_change,
-    lock_key_holder,
+    lock_key_holders,
     memory_for_write,
     record_event,
     refuse_agent_on_owner_trusted,
@@ -44,32 +44,66 @@ def _conflict(message: str, memory_id) -> ServiceError:
 
 
 def _take_over_key(actor: Actor, memory: Memory) -> None:
-    """Make `memory` the active holder of its key: the memory that held it is superseded
-    and `memory` becomes its next version. Used when the owner sides with a disputed write."""
+    """Make `memory` the active holder of its key: the memories that held it are superseded
+    and `memory` becomes the next version of the one it continues (of its own visibility
+    when there is one). Used when the owner sides with a disputed write."""
     if memory.key is None:
         return
-    holder = lock_key_holder(
-        owner_id=memory.owner_id, scope_type=memory.scope_type,
-        scope_key=memory.scope_key, key=memory.key,
-    )  # fmt: skip
-    if holder is None or holder.pk == memory.pk:
+    holders = [
+        holder
+        for holder in lock_key_holders(
+            owner_id=memory.owner_id,
+            scope_type=memory.scope_type,
+            scope_key=memory.scope_key,
+            key=memory.key,
+        )  # fmt: skip
+        if holder.pk != memory.pk
+    ]
+    if not holders:
         return
-    supersede(actor, holder, successor=memory)
-    memory.supersedes = holder
-    memory.version = holder.version + 1
+    for holder in holders:
+        supersede(actor, holder, successor=memory)
+    holders.sort(key=lambda holder: holder.visibility != memory.visibility)
+    memory.supersedes = holders[0]
+    memory.version = max(holder.version for holder in holders) + 1
+
+
+def _refuse_twin(memory: Memory) -> None:
+    """Statements are unique among active, readable memories of one visibility: a memory
+    that becomes one while another already says the same thing would be a copy."""
+    twin = (
+        Memory.objects.filter(
+            owner=memory.owner_id,
+            fingerprint=memory.fingerprint,
+            visibility=memory.visibility,
+            status=Status.ACTIVE,
+            held=False,
+        )  # fmt: skip
+        .exclude(pk=memory.pk)
+        .first()
+    )
+    if twin is not None:
+        raise _conflict(
+            f"Memory {twin.pk} already says the same thing; archive one of them first.", twin.pk
+        )
 
 
 def _set_trust(actor: Actor, memory: Memory, trust: str, event_type: str) -> Memory:
-    if memory.trust == trust and memory.status != Status.DISPUTED:
+    if memory.trust == trust and memory.status != Status.DISPUTED and not memory.held:
         return memory  # idempotent: nothing changes, nothing is recorded
     memory.trust = trust
     memory.verified_at = timezone.now()
     fields = ["trust", "verified_at"]
-    if memory.status == Status.DISPUTED:
-        # The owner sides with a disputed memory: it becomes the live statement.
+    if memory.status in LIVE_STATUSES and (memory.held or memory.status == Status.DISPUTED):
+        # The owner sides with a disputed or held memory: it becomes the live statement.
         _take_over_key(actor, memory)
+        _refuse_twin(memory)
         memory.status = Status.ACTIVE
         fields += ["status", "supersedes", "version"]
+    if memory.held:
+        # Released: agents may read it from now on, whatever its status.
+        memory.held = False
+        fields.append("held")
     save_changes(memory, *fields)
     record_event(actor=actor, memory=memory, event_type=event_type)
     return memory
@@ -80,7 +114,7 @@ def memory_confirm(*, actor: Actor, memory_id) -> Memory:
     """Owner-only. Idempotent; a locked memory stays locked; a disputed one becomes active."""
     actor.require_owner("confirm memories")
     memory = memory_for_write(actor=actor, memory_id=memory_id)
-    if memory.trust == Trust.LOCKED and memory.status != Status.DISPUTED:
+    if memory.trust == Trust.LOCKED and memory.status != Status.DISPUTED and not memory.held:
         return memory
     return _set_trust(actor, memory, Trust.CONFIRMED, EventType.CONFIRMED)
 
@@ -235,11 +269,12 @@ def memory_restore(*, actor: Actor, memory_id) -> Memory:
     if memory.status in LIVE_STATUSES:
         return memory
     if memory.key is not None:
-        holder = lock_key_holder(
+        holders = lock_key_holders(
             owner_id=memory.owner_id, scope_type=memory.scope_type,
             scope_key=memory.scope_key, key=memory.key,
         )  # fmt: skip
-        if holder is not None:
+        if holders:
+            holder = holders[0]
             raise _conflict(
                 f"Memory {holder.pk} now holds the key '{memory.key}'; archive it first.", holder.pk
             )
@@ -266,9 +301,11 @@ def memory_supersede(
     gates.gate_secrets(reason=reason)
     if successor.pk == memory.pk:
         raise validation_error("A memory cannot supersede itself.", field="superseded_by")
+    # Both sides: the successor becomes the next version of the retired memory.
+    refuse_agent_on_owner_trusted(actor, memory, "supersede")
+    refuse_agent_on_owner_trusted(actor, successor, "make a successor of")
     if memory.status == Status.SUPERSEDED:
         return memory
-    refuse_agent_on_owner_trusted(actor, memory, "supersede")
     if memory.status not in LIVE_STATUSES or successor.status not in LIVE_STATUSES:
         raise validation_error(
             "Both memories must be live (active or disputed).", field="superseded_by"

@@ -9,7 +9,12 @@ from foundation.errors import validation_error
 from memories import gates
 from memories.contract import MAX_URI_CHARS
 from memories.models import EventType, MemoryLink, Relation
-from memories.services.common import atomic_change, memory_for_write, record_event
+from memories.services.common import (
+    atomic_change,
+    memory_for_write,
+    record_event,
+    refuse_agent_on_owner_trusted,
+)
 from memories.services.validation import choice
 
 URI_PATTERN = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:\S+$")
@@ -21,7 +26,8 @@ def memory_link(
 ) -> MemoryLink:
     """Link a memory to another memory or to a URI. Idempotent: the same link twice is one
     link. `supersedes` is not set by linking; superseding goes through memory_forget, which
-    also retires the old memory."""
+    also retires the old memory. An agent links neither from nor to a memory the owner
+    confirmed or locked (FORBIDDEN): the owner's memories change only by the owner."""
     relation = choice(relation, Relation, "relation")
     if relation == Relation.SUPERSEDES:
         raise validation_error(
@@ -34,6 +40,7 @@ def memory_link(
     target = None
     if to_id is not None:
         target = memory_for_write(actor=actor, memory_id=to_id)
+        refuse_agent_on_owner_trusted(actor, target, "link to")
         if target.pk == source.pk:
             raise validation_error("A memory cannot link to itself.", field="to_id")
         uri = ""
@@ -44,6 +51,8 @@ def memory_link(
                 field="uri",
             )
         gates.gate_secrets(uri=uri)
+    # Checked once both ends are known to be visible, so a refusal names nothing unseen.
+    refuse_agent_on_owner_trusted(actor, source, "link")
     link, created = MemoryLink.objects.get_or_create(
         owner=actor.user,
         from_memory=source,

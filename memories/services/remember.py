@@ -1,15 +1,25 @@
 """`memory_remember`: the one way a statement enters memory (DESIGN §4, remember flow).
 
-gate → normalise + fingerprint → exact duplicate? → keyed write (compare-and-set, replace or
-merge, trust rule) → near-duplicate / contradiction report → write + event in one
+gate → normalise + fingerprint → keyed write (compare-and-set, replace or merge, trust rule)
+→ exact duplicate? → near-duplicate / contradiction report → write + event in one
 transaction → receipt. A replayed idempotency key returns the first receipt unchanged.
+
+Visibility first: the key holder, the duplicates and the similar or contradicting memories
+are looked for only among what the writer may read (memories_visible_to). A private holder
+of the key that the writer cannot read is, for the writer, not there: the write becomes a
+memory of its own beside it (the key and the statement are unique per visibility) and the
+owner gets a Review proposal over the two; the private memory is never changed.
+
+Disputed writes (quarantined as instructions to agents, or contradicting what the owner
+trusts) are stored `held`: no agent reads them, whatever their status later, until the
+owner releases them (confirm, lock or correct).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 
 from django.db import IntegrityError, transaction
 
@@ -27,17 +37,20 @@ from memories.models import (
     Relation,
     Status,
 )
-from memories.selectors import memories_visible_to, similarity_candidates
+from memories.selectors import is_visible_to, memories_visible_to, similarity_candidates
 from memories.services import validation as check
 from memories.services.common import (
-    lock_key_holder,
+    lock_key_holders,
     record_event,
     refuse_agent_on_owner_trusted,
     save_new,
     serialize_writers,
     supersede,
+    visible_holder,
 )
 from memories.services.idempotency import idempotent
+from memories.services.receipts import RememberReceipt, propose_review
+from memories.services.receipts import receipt as _receipt
 from memories.values import check_value, merge_values
 
 WRITE_MODES = ("replace", "merge")
@@ -76,26 +89,6 @@ class RememberRequest:
     def digest(self) -> str:
         encoded = json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(encoded.encode()).hexdigest()
-
-
-@dataclass
-class RememberReceipt:
-    id: str
-    version: int
-    trust: str
-    status: str
-    evolution: dict
-    duplicate_of: str | None = None
-    similar: list[dict] = field(default_factory=list)
-    contradictions: list[dict] = field(default_factory=list)
-    quarantine: list[dict] = field(default_factory=list)
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict) -> RememberReceipt:
-        return cls(**data)
 
 
 def memory_remember(
@@ -210,12 +203,15 @@ def _validated(actor: Actor, **fields) -> RememberRequest:
 
 def _write(actor: Actor, request: RememberRequest, idempotency_key: str) -> RememberReceipt:
     # Lock order, always: key, then fingerprint, then rows.
-    current = None
+    current, hidden = None, []
     if request.key is not None:
-        current = lock_key_holder(
+        holders = lock_key_holders(
             owner_id=actor.user.pk, scope_type=request.scope_type,
             scope_key=request.scope_key, key=request.key,
         )  # fmt: skip
+        # Visibility first: a holder the writer may not read is, for it, not there.
+        current = visible_holder(actor, holders, request.visibility)
+        hidden = [holder for holder in holders if not is_visible_to(actor, holder)]
     serialize_writers("fingerprint", actor.user.pk, request.fingerprint)
     if request.key is not None:
         _compare_and_set(request.expected_version, current)
@@ -226,8 +222,8 @@ def _write(actor: Actor, request: RememberRequest, idempotency_key: str) -> Reme
     if current is not None and current.content == request.content and current.value == value:
         return _receipt(current, action="unchanged")
 
-    duplicates = Memory.objects.filter(
-        owner=actor.user, fingerprint=request.fingerprint, status__in=LIVE_STATUSES
+    duplicates = memories_visible_to(actor).filter(
+        fingerprint=request.fingerprint, status__in=LIVE_STATUSES
     )
     if current is not None:
         duplicates = duplicates.exclude(pk=current.pk)
@@ -256,6 +252,8 @@ def _write(actor: Actor, request: RememberRequest, idempotency_key: str) -> Reme
         patch=_patch(request),
         idempotency_key=idempotency_key,
     )
+    if actor.is_agent:
+        propose_review(actor, memory, hidden)
     return _receipt(memory, action=str(action), similar=similar, contradictions=contradictions)
 
 
@@ -272,20 +270,21 @@ def _compare_and_set(expected_version: int | None, current: Memory | None) -> No
 
 
 def _may_overwrite(actor: Actor, current: Memory) -> bool:
+    """`current` is one the writer may see (visible_holder); only trust stands in the way."""
     if actor.is_owner:
         return True
     try:
         refuse_agent_on_owner_trusted(actor, current, "overwrite")
     except ServiceError:
         return False
-    # A memory the agent cannot see (private, another agent's) is not its to replace either.
-    return memories_visible_to(actor).filter(pk=current.pk).exists()
+    return True
 
 
 def _write_disputed(actor, request, value, current, idempotency_key) -> RememberReceipt:
     """An agent contradicting what the owner confirmed: keep both, let the owner decide."""
     memory = _new_memory(actor, request, value, previous=None)
     memory.status = Status.DISPUTED
+    memory.held = True
     save_new(memory)
     MemoryLink.objects.create(
         owner=actor.user, from_memory=memory, to_memory=current,
@@ -304,6 +303,7 @@ def _write_quarantined(actor, request, value, idempotency_key) -> RememberReceip
     context until the owner confirms it (it then takes over its key) or deletes it."""
     memory = _new_memory(actor, request, value, previous=None)
     memory.status = Status.DISPUTED
+    memory.held = True
     save_new(memory)
     rules = sorted({finding["rule"] for finding in request.quarantine})
     record_event(
@@ -368,22 +368,3 @@ def _patch(request: RememberRequest) -> dict:
     if request.confidence is not None:
         patch |= {"confidence": request.confidence, "confidence_basis": request.confidence_basis}
     return patch
-
-
-def _receipt(memory: Memory, *, action: str, duplicate_of: Memory | None = None,
-             similar=(), contradictions=(), quarantine=()) -> RememberReceipt:  # fmt: skip
-    return RememberReceipt(
-        id=str(memory.pk),
-        version=memory.version,
-        trust=memory.trust,
-        status=memory.status,
-        evolution={
-            "action": action,
-            "version": memory.version,
-            "supersedes": str(memory.supersedes_id) if memory.supersedes_id else None,
-        },
-        duplicate_of=str(duplicate_of.pk) if duplicate_of else None,
-        similar=list(similar),
-        contradictions=list(contradictions),
-        quarantine=list(quarantine),
-    )

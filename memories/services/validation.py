@@ -105,6 +105,14 @@ def scope(actor: Actor, scope_type, scope_key) -> tuple[str, str]:
     if scope_type == ScopeType.GLOBAL:
         if scope_key not in (None, ""):
             raise validation_error("A global memory has no scope_key.", field="scope_key")
+        if actor.is_agent and actor.token.allowed_projects:
+            # Global memories reach every project's recall; a token kept to some projects
+            # writes into those projects only.
+            raise forbidden(
+                "This token is restricted to projects "
+                f"({', '.join(sorted(actor.token.allowed_projects))}); it cannot write global "
+                "memories. Write with scope_type 'project' and one of its projects."
+            )
         return scope_type, ""
     if scope_type == ScopeType.AGENT and scope_key in (None, "") and actor.is_agent:
         scope_key = actor.agent_name

@@ -18,6 +18,10 @@ def test_is_visible_to_matches_memories_visible_to(owner_actor, other_owner, mak
     remember(owner_actor, "claude note", scope_type="agent", scope_key="claude-code")
     remember(owner_actor, "codex note", scope_type="agent", scope_key="codex")
     remember(Actor.owner(other_owner), "someone else's memory")
+    held = remember(owner_actor, "held for the owner")
+    Memory.objects.filter(pk=held.id).update(held=True, status="superseded")
+    disputed = remember(owner_actor, "disputed, marker unset")
+    Memory.objects.filter(pk=disputed.id).update(status="disputed")
     callers = [
         owner_actor,
         Actor.owner(other_owner),
