@@ -1,5 +1,7 @@
 """memory_remember: gates, trust, duplicates, keyed writes, idempotency, reports."""
 
+import json
+
 import pytest
 
 from foundation.actors import Actor
@@ -405,3 +407,30 @@ def test_a_huge_tag_list_is_refused_before_any_work_on_it(agent_actor):
         )
     assert caught.value.code == ErrorCode.VALIDATION_ERROR
     assert caught.value.details[0]["field"] == "tags"
+
+
+def test_merges_cannot_grow_a_value_past_its_size_limit(agent_actor):
+    from foundation.errors import ErrorCode, ServiceError
+    from memories.models import Memory
+    from memories.services import memory_remember
+    from memories.values import MAX_VALUE_BYTES
+
+    chunk = "x" * (MAX_VALUE_BYTES // 3)
+    first = memory_remember(
+        actor=agent_actor, content="Deploy settings.", kind="fact", key="deploy", value={"a": chunk}
+    )
+    second = memory_remember(
+        actor=agent_actor, content="Deploy settings.", kind="fact", key="deploy",
+        value={"b": chunk}, write_mode="merge",
+    )  # fmt: skip
+    with pytest.raises(ServiceError) as caught:
+        for name in "cdefg":
+            memory_remember(
+                actor=agent_actor, content="Deploy settings.", kind="fact", key="deploy",
+                value={name: chunk}, write_mode="merge",
+            )  # fmt: skip
+    assert caught.value.code == ErrorCode.VALIDATION_ERROR
+    assert caught.value.details[0]["field"] == "value"
+    stored = Memory.objects.get(pk=second.id)
+    assert len(json.dumps(stored.value)) <= MAX_VALUE_BYTES
+    assert first.id
