@@ -139,8 +139,10 @@ def fresh_postgres():
     """A new, empty database on the server DATABASE_URL names; dropped afterwards."""
     import psycopg
 
-    server = os.environ["DATABASE_URL"]
-    base, _, _ = server.rpartition("/")
+    base, _, _ = os.environ["DATABASE_URL"].rpartition("/")
+    # The server's maintenance database: the one DATABASE_URL names may not exist (the test
+    # run makes its own test_ database beside it).
+    server = f"{base}/postgres"
     name = f"continuity_upgrade_{uuid.uuid4().hex[:12]}"
     with psycopg.connect(server, autocommit=True) as admin:
         admin.execute(f'CREATE DATABASE "{name}"')
