@@ -216,6 +216,10 @@ class Candidate(models.Model):
     # [{"event_id", "fingerprint", "thread_id", "agent", "sentence", "at"}], oldest first
     evidence = models.JSONField(default=list, blank=True)
     agents = models.JSONField(default=list, blank=True)  # agents whose conversations support it
+    # What the poisoning screen found in the content ([{"rule", "excerpt"}]): the proposal
+    # reads as an instruction to the agents that would later be shown it. The owner sees
+    # the warning in the Inbox before approving.
+    screen_findings = models.JSONField(default=list, blank=True)
     replaces = models.ForeignKey(
         "memories.Memory", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )

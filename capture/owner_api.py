@@ -48,6 +48,7 @@ def candidate_data(candidate: Candidate) -> dict:
         "scope_key": candidate.scope_key,
         "rule": candidate.rule,
         "confidence": candidate.confidence,
+        "screen_findings": candidate.screen_findings,
         "agents": candidate.agents,
         "evidence": candidate.evidence,
         "replaces": str(candidate.replaces_id) if candidate.replaces_id else None,

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from capture.models import Candidate, CandidateStatus, NeverRememberPattern, RejectedFingerprint
 from foundation.actors import Actor
-from memories import text
+from memories import poisoning, text
 from memories.models import LIVE_STATUSES, Memory
 from memories.selectors import similarity_candidates
 
@@ -134,6 +134,12 @@ def candidates_propose(*, thread, proposals: list, agent_name: str) -> int:
     return sum(len(pairs) for pairs in grouped.values())
 
 
+def _screened(content: str) -> list[dict]:
+    """The poisoning screen's findings on a proposal's text (empty when it reads clean)."""
+    verdict = poisoning.screen(content)
+    return [{"rule": finding.rule, "excerpt": finding.excerpt} for finding in verdict.findings]
+
+
 def _create(
     owner, proposal, item: dict, fingerprint: str, agent_name: str
 ) -> tuple[Candidate, bool]:
@@ -151,7 +157,7 @@ def _create(
                 owner=owner, content=proposal.content, fingerprint=fingerprint, kind=proposal.kind,
                 scope_type=proposal.scope_type, scope_key=proposal.scope_key, rule=proposal.rule,
                 confidence=proposal.confidence, evidence=[item], agents=[agent_name] if agent_name else [],
-                replaces_id=replaces_id,
+                replaces_id=replaces_id, screen_findings=_screened(proposal.content),
             )  # fmt: skip
         return candidate, True
     except IntegrityError:
