@@ -77,6 +77,7 @@ def memory_shape(memory: Memory, audience: Audience) -> dict:
         shape |= {
             "confidence_basis": memory.confidence_basis,
             "verified_at": when(memory.verified_at),
+            "held": memory.held,
         }
     return shape
 

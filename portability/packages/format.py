@@ -33,8 +33,10 @@ MEMORY_FIELDS = (
     "id", "content", "key", "value", "type", "kind", "scope_type", "scope_key", "trust",
     "status", "visibility", "origin", "source_agent", "confidence", "confidence_basis",
     "version", "supersedes", "tags", "retrieval_hints", "verified_at", "created_at",
-    "updated_at",
+    "updated_at", "held",
 )  # fmt: skip
+# Fields a package written by an earlier release lacks, and the value they then stand for.
+OPTIONAL_FIELDS = {"memories": {"held": False}, "events": {}, "links": {}, "handoffs": {}}
 EVENT_FIELDS = (
     "memory_id", "event_type", "version", "actor_agent", "patch", "result", "reason",
     "idempotency_key", "created_at",

@@ -275,7 +275,7 @@ class _Plan:
                     "content", "key", "value", "type", "kind", "scope_type", "scope_key", "trust",
                     "visibility", "origin", "source_agent", "confidence", "confidence_basis",
                     "version", "tags", "retrieval_hints", "verified_at", "created_at", "updated_at",
-                    "fingerprint",
+                    "fingerprint", "held",
                 )},
                 status=Status.DISPUTED if record["id"] in self.conflicts else record["status"],
                 supersedes_id=self.target(record["supersedes"]) if record["supersedes"] else None,

@@ -29,7 +29,7 @@ from memories.models import (
 )
 from memories.services import validation as check
 from memories.values import check_value
-from portability.packages.format import FILES, RECORD_FIELDS
+from portability.packages.format import FILES, OPTIONAL_FIELDS, RECORD_FIELDS
 from portability.packages.reader import Problems
 
 NULLABLE = {
@@ -169,7 +169,15 @@ def memory(record: dict) -> dict:
         "created_at": _time(record["created_at"], "created_at"),
         "updated_at": _time(record["updated_at"], "updated_at"),
         "fingerprint": text.fingerprint(content, scope_type, scope_key),
+        "held": _held(record["held"]),
     }  # fmt: skip
+
+
+def _held(value) -> bool:
+    """Whether the memory is held for the owner's review (hidden from agents until released)."""
+    if not isinstance(value, bool):
+        raise Invalid("held", "must be true or false")
+    return value
 
 
 def event(record: dict) -> dict:
@@ -251,6 +259,8 @@ def parse_records(files: dict[str, bytes]) -> dict[str, list[dict]]:
             if not isinstance(record, dict):
                 problems.add("not a JSON object", file=name, line=number)
                 continue
+            for field, default in OPTIONAL_FIELDS[kind].items():
+                record.setdefault(field, default)
             unknown, missing = sorted(set(record) - expected), sorted(expected - set(record))
             if unknown or missing:
                 detail = "; ".join(filter(None, [
