@@ -9,6 +9,7 @@ override the config file. Standard library only: every hook imports this.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -73,10 +74,8 @@ def atomic_write(path: Path, text: str, mode: int = 0o600) -> None:
         os.replace(temporary, path)
     except BaseException:
         # The write failed: remove the partial file, then let the real error surface.
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(temporary)
-        except OSError:
-            pass
         raise
 
 

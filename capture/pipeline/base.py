@@ -10,6 +10,7 @@ exception is a failure; the caller's transaction rolls everything back.
 from __future__ import annotations
 
 import logging
+from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -61,7 +62,7 @@ class BatchRun:
         }
 
 
-class Step:
+class Step(ABC):
     """A named step. Subclasses set `name` and implement `run`; `able_to_run` is True unless
     the step says otherwise."""
 
@@ -70,8 +71,9 @@ class Step:
     def able_to_run(self, run: BatchRun) -> bool:
         return True
 
+    @abstractmethod
     def run(self, run: BatchRun) -> None:
-        raise NotImplementedError
+        """Do this step's part of the run, or raise StopPipeline to end it cleanly."""
 
 
 def run_steps(steps: Iterable[Step], run: BatchRun) -> BatchRun:
