@@ -39,7 +39,7 @@ from memories.embeddings.embedders import PackagedE5Embedder  # noqa: E402
 from memories.poisoning import classifier, normalize  # noqa: E402
 from tests.fixtures.poisoning.generate import attacks, ordinary  # noqa: E402
 
-TRAINING_SPLITS = ("tuned", "development")
+TRAINING_SPLITS = ("tuned", "development", "heldout")
 L2, STEPS, RATE = 1e-3, 3000, 1.0
 
 

@@ -56,11 +56,34 @@ def _strip_invisible(text: str) -> str:
     return "".join(char for index, char in enumerate(text) if not _invisible(text, index))
 
 
-# Cyrillic, Greek and Armenian letters that look like Latin ones (the common confusables).
-_CONFUSABLES = str.maketrans(
-    "аеорсухіјѕԁһԛԝոɡАВЕКМНОРСТХУІЈЅαοριυνκτχΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
-    "aeopcyxijsdhqwngABEKMHOPCTXYIJSaopiuvktxABEZHIKMNOPTYX",
+# Look-alike letters of other scripts folded to the Latin letters they imitate: Unicode's
+# confusables table (UTS #39) for every letter a-z, A-Z, plus a few common ones it maps to
+# other look-alikes first. CJK, kana and Hangul are never folded (they imitate nothing).
+_COMMON_CONFUSABLES = dict(
+    zip(
+        "аеорсухіјѕԁһԛԝոɡАВЕКМНОРСТХУІЈЅαοριυνκτχΑΒΕΖΗΙΚΜΝΟΡΤΥΧıӏϲᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡʏᴢ",
+        "aeopcyxijsdhqwngABEKMHOPCTXYIJSaopiuvktxABEZHIKMNOPTYXilcabcdefghijklmnopqrstuvwyz",
+        strict=True,
+    )
 )
+_NEVER_FOLDED = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
+
+
+def _confusables_table() -> dict[int, str]:
+    from confusable_homoglyphs import confusables
+
+    table: dict[int, str] = {}
+    # Lowercase first: "ӏ" imitates l, I and 1 alike and is read as "l" in words.
+    for letter in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ":
+        for entry in confusables.confusables_data.get(letter, ()):
+            char = entry["c"]
+            if len(char) == 1 and not char.isascii() and not _NEVER_FOLDED.match(char):
+                table.setdefault(ord(char), letter)
+    table.update({ord(char): letter for char, letter in _COMMON_CONFUSABLES.items()})
+    return table
+
+
+_CONFUSABLES = _confusables_table()
 _MIXED_WORD = re.compile(r"[^\W\d_]+")
 
 
@@ -147,20 +170,32 @@ def squeeze_spacing(text: str) -> str:
     return _SPACED.sub(lambda match: re.sub(r"\s", "", match.group(0)), text)
 
 
-_LEET_TOKEN = re.compile(r"[A-Za-z0-9$!|+]*[A-Za-z][A-Za-z0-9$!|+]*|\b[0134578]{1,3}\b")
-_LEET = {"i": str.maketrans("0134578$!|+", "oieastbsiit"), "l": str.maketrans("0134578$!|+", "oleastbslit")}  # fmt: skip
+_LEET_TOKEN = re.compile(r"[A-Za-z0-9$!|+@]*[A-Za-z][A-Za-z0-9$!|+@]*|\b[0134578]{1,3}\b")
+_LEET = {"i": str.maketrans("0134578$!|+@", "oieastbsiita"), "l": str.maketrans("0134578$!|+@", "oleastbslita")}  # fmt: skip
+
+
+_KEPT_AT = "\ue000"  # an e-mail address's own "@", kept while the others read as "a"
+_LEET_ADDRESS = re.compile(r"[\w.+!$|@-]*\w@[\w!$|@-]+(?:\.[\w!$|@-]+)+")
+
+
+def _keep_first_at(match: re.Match) -> str:
+    address = match.group(0)
+    at = address.index("@", 1)
+    return address[:at] + _KEPT_AT + address[at + 1 :]
 
 
 def fold_leet(text: str, one: str = "i") -> str:
-    """Digits and symbols inside words read as letters ("1gn0re" → "ignore"), and short
-    words of such digits alone ("45" → "as"); numbers such as versions and ports are
-    left as they are. Only the matching copies are folded."""
+    """Digits and symbols inside words read as letters ("1gn0re" → "ignore", "@ll" →
+    "all"), and short words of such digits alone ("45" → "as"); numbers such as versions
+    and ports are left as they are, and so is the "@" of an e-mail address. Only the
+    matching copies are folded."""
 
     def fold(match: re.Match) -> str:
         token = match.group(0)
         return token.translate(_LEET[one]) if not token.isalpha() else token
 
-    return _LEET_TOKEN.sub(fold, text)
+    marked = _LEET_ADDRESS.sub(_keep_first_at, text.replace(_KEPT_AT, ""))
+    return _LEET_TOKEN.sub(fold, marked).replace(_KEPT_AT, "@")
 
 
 def visible(text: str) -> str:

@@ -26,15 +26,26 @@ _QUALIFIER = (
 )
 _OVERRIDE_VERB = (
     r"(?:ignore|disregard|forget|override|bypass|discard|set\s+aside|drop|abandon|throw\s+out"
-    r"|(?:stop|quit)\s+following|(?:do\s+not|don't|no\s+longer)\s+(?:follow|obey)|cancel)"
+    r"|(?:stop|quit)\s+(?:following|obeying|listening\s+to)|(?:do\s+not|don't|no\s+longer)\s+(?:follow|obey)"
+    r"|cancel|(?:pay|give)\s+no\s+(?:attention|heed|mind)\s+to|take\s+no\s+notice\s+of|put\s+aside"
+    r"|never\s+mind|no\s+need\s+to\s+(?:follow|obey|respect)|overrule)"
+)
+# What is said of earlier guidance to void it: "… no longer apply", "… is void".
+_VOIDED = (
+    r"(?:no\s+longer\s+(?:apply|applies|hold|holds|matter|matters|count|counts|stands?|valid"
+    r"|in\s+(?:effect|force)|binding|relevant)|(?:don't|do\s+not|doesn't|does\s+not)\s+(?:apply|count|matter)"
+    r"|(?:are|is|were|was)\s+(?:now\s+)?(?:obsolete|void|null|cancell?ed|revoked|superseded|invalid"
+    r"|irrelevant|lifted|suspended|no\s+longer\s+valid))"
 )
 OVERRIDE_EN = re.compile(
     rf"\b{_OVERRIDE_VERB}\b(?:\W+\w+){{0,4}}?\W+{_QUALIFIER}(?:\W+\w+){{0,2}}?\W+{_TARGET}\b"
     rf"|\b{_OVERRIDE_VERB}\W+(?:\w+\W+)?(?:all|any|every)\W+(?:of\W+)?(?:the\W+|your\W+)?{_STRONG_TARGET}\b"
     rf"|\b{_OVERRIDE_VERB}\W+(?:everything|anything|all)\W+(?:above|before|previously|prior|you(?:'ve|\s+were|\s+have\s+been)\s+told)"
     rf"|\b{_OVERRIDE_VERB}\W+what\W+you(?:'ve|\s+were|\s+have\s+been)\s+(?:told|given|instructed)"
-    rf"|\b(?:{_QUALIFIER}|the)\s+{_STRONG_TARGET}(?:\s+above)?\s+(?:are|is|were)\s+(?:now\s+)?"
-    r"(?:obsolete|void|null|cancell?ed|revoked|superseded|invalid|no\s+longer\s+valid)"
+    rf"|\b(?:{_QUALIFIER}|the|all|any)\s+(?:\w+\s+)?{_STRONG_TARGET}(?:\s+\w+){{0,3}}?\s+{_VOIDED}"
+    rf"|\byour\s+(?:\w+\s+){{0,2}}{_TARGET}(?:\s+\w+){{0,3}}?\s+{_VOIDED}"
+    rf"|\b(?:everything|anything|whatever|all)\s+(?:that\s+)?you(?:'ve|\s+were|\s+have\s+been|\s+got)\s+"
+    rf"(?:told|given|instructed|taught)\b[^.\n]{{0,40}}?\s{_VOIDED}"
     r"|\bnew\s+(?:system\s+)?instructions?\s*[:：]",
     _I,
 )
@@ -48,7 +59,15 @@ OVERRIDE_ZH = re.compile(
 ROLE_EN = re.compile(
     r"\byou\s+are\s+now\b(?!\s+(?:expected|required|responsible|able|on|at|in|using|working"
     r"|running|part|subscribed|set\s+up|ready|done)\b)"
-    r"|\bfrom\s+now\s+on,?\s+you\s+(?:are|will\s+be|must\s+act|act|shall\s+be)\b"
+    r"|\bfrom\s+now\s+on,?\s+you\s+(?:are|act|(?:will|shall|must|are\s+to)\s+(?:now\s+)?"
+    r"(?:be|act|behave|respond|answer|play|become|pretend|operate|speak))\b"
+    r"|\b(?:imagine|suppose|pretend)\s+(?:that\s+)?you(?:'re|\s+are|\s+were)\s+(?:an?\s+|the\s+)?"
+    r"(?:(?:\w+\s+)?(?:ai|assistant|model|bot|llm|chatbot)\b|\w*gpt\b|unrestricted|unfiltered|uncensored|jailbroken|evil)"
+    r"|\b(?:act|behave|operate)\s+as\s+\w*gpt\b"
+    r"|\b(?:in|into|enter|enters|entering|switch\s+to|activate|enable)\s+(?:an?\s+)?"
+    r"(?:unrestricted|unfiltered|uncensored|jailbroken|no-?limits?|no-?rules)\s+mode\b"
+    r"|\b(?:you|assistant|ai|model|bot|llm)\b[^.\n]{0,40}?\b(?:with\s+no|without(?:\s+any)?)\s+"
+    r"(?:guardrails|safety\s+(?:rules|filters|guidelines|limits)|content\s+filters|ethical\s+(?:guidelines|rules))"
     r"|\byou(?:'re|\s+are)\s+no\s+longer\s+(?:an?\s+)?(?:assistant|ai|bound|restricted|chatgpt|claude|helpful|safe)"
     r"|\b(?:act|behave|respond|answer)\s+as\s+(?:if\s+you\s+(?:are|were)\s+)?(?:an?\s+)?"
     r"(?:dan|unrestricted|unfiltered|jailbroken|evil\w*|uncensored|(?:ai|assistant|model)\s+(?:without|with\s+no))"
@@ -59,7 +78,10 @@ ROLE_EN = re.compile(
     r"|\byou\s+have\s+no\s+(?:restrictions|rules|limits|filters|guidelines)\b",
     _I,
 )
-ROLE_EN_CASED = re.compile(r"\bDAN\b")  # the jailbreak persona; "Dan" the colleague is ordinary
+# Jailbreak personas are written in capitals ("DAN", "STAN"); "Dan" the colleague is ordinary.
+ROLE_EN_CASED = re.compile(
+    r"\bDAN\b|\b(?:[Ii]magine|[Ss]uppose|[Pp]retend)\s+(?:that\s+)?you(?:'re|\s+are)\s+[A-Z]{3,}\b"
+)
 ROLE_ZH = re.compile(
     r"你现在是|从现在(?:开始|起)(?:，)?你(?:是|就是|扮演|必须|将)|你的新(?:身份|角色|名字|指令)"
     r"|你不再是|(?:你|请)扮演|扮演(?:DAN|一个|没有|不受|邪恶|黑客)|(?:假装|假设)你是"
@@ -77,7 +99,7 @@ ROLE_MARKUP = re.compile(
 # A line that opens with an authority's label, as a system prompt or an operator would.
 SYSTEM_FRAMING = re.compile(
     r"^\W{0,4}(?:system|admin(?:istrator)?|developer|root|operator|openai|anthropic)\s*"
-    r"(?:notice|message|override|instructions?|prompt|directive|command|announcement)s?\s*(?:[\]:：】)-]|$)"
+    r"(?:notice|message|override|instructions?|prompt|directive|command|announcement)s?\s*(?:[\]:：】)=-]|$)"
     r"|^\W{0,3}\[(?:system|admin|sys|developer)\]"
     # A transcript line in the model's voice; a "System:" label only when it gives orders
     # ("System: Ubuntu 22.04" is a config note).
@@ -113,6 +135,7 @@ _DESTINATION = (
 )
 EXFILTRATION_EN = re.compile(
     rf"{_SEND_EN}[^\n]{{0,60}}?{_SECRET_EN}[^\n]{{0,60}}?{_DESTINATION}"
+    rf"|\b(?:export|collect|gather|grab|read|take|copy)\b[^\n]{{0,20}}?{_SECRET_EN}[^\n]{{0,30}}?{_SEND_EN}[^\n]{{0,40}}?{_DESTINATION}"
     rf"|\b(?:curl|wget)\b[^\n]{{0,80}}?(?:-d|--data\S*|-F|-T|--upload-file)\s+\S*?(?:\.env|\.ssh|\.aws|id_rsa|credentials)"
     r"|\$\(\s*cat\s+[^)]*(?:\.ssh|\.aws|\.env|id_rsa|credentials)"
     r"|\b(?:reveal|print|output|dump|leak|show|display|disclose|repeat)\s+(?:me\s+)?(?:your|the)\s+"
