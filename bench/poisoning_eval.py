@@ -6,8 +6,9 @@
 Corpora (all fabricated, tests/fixtures/poisoning/):
 - generated splits (generate.py), each with its own seed and templates: `tuned` (the rules
   were written against it; the classifier trains on it), `development` (measured once as
-  held-out, then used to fix readings and to train the classifier), `heldout` (never tuned
-  on, never trained on: the numbers that matter);
+  held-out, then used to fix readings and to train the classifier), `heldout` (written
+  after those, never trained on; looked at since, and now used for tuning), `fresh` (written blind after the
+  heldout split was used for tuning; never tuned or trained on: the numbers that matter);
 - the hand-written sets kept from before (attacks/ordinary.jsonl, holdout_*.jsonl).
 
 For each: the share of attacks caught and of ordinary memories flagged by the rules alone,
@@ -40,7 +41,7 @@ from memories.poisoning import classifier  # noqa: E402
 from tests.fixtures.poisoning.generate import attacks, ordinary  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "poisoning"
-SPLITS = ("tuned", "development", "heldout")
+SPLITS = ("tuned", "development", "heldout", "fresh")
 
 
 def load(name: str) -> list[dict]:

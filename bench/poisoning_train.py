@@ -4,15 +4,15 @@
 
 Logistic regression (L2, full-batch gradient descent from zero weights, a fixed number of
 steps: no randomness, so the same model file gives the same weights) on the passage vectors
-of the generated `tuned` and `development` splits (tests/fixtures/poisoning/generate.py),
+of the generated `tuned`, `development` and `heldout` splits (tests/fixtures/poisoning/generate.py),
 plus ordinary text not written from templates: the retrieval corpus's memories and queries
 (tests/fixtures/retrieval/) and the paragraphs of docs/ (except security.md and
-injection.md, which quote attacks). The `heldout` split is never read here. Trained on
-templates alone, the model learnt their style: at 0.5 it flagged 16% of the hand-written
-ordinary memories and most docstrings and questions it was shown. The hand-written
-ordinary memories (ordinary.jsonl, holdout_ordinary.jsonl), never trained on, then
-calibrate the threshold: the
-lowest multiple of 0.05 above every hand-written ordinary memory's score plus a 0.02
+injection.md, which quote attacks). The `heldout` split is not read here, and the `fresh`
+split never may be: it is the measure taken after tuning. Trained on templates alone, the
+model learnt their style: at 0.5 it flagged 16% of the hand-written ordinary memories and
+most docstrings and questions it was shown. The hand-written ordinary memories
+(ordinary.jsonl, holdout_ordinary.jsonl), never trained on, then calibrate the threshold:
+the lowest multiple of 0.05 above every hand-written ordinary memory's score plus a 0.02
 margin, and at least 0.5.
 
 Writes memories/poisoning/classifier.json, which memories.poisoning.classifier reads when
@@ -40,6 +40,7 @@ from memories.poisoning import classifier, normalize  # noqa: E402
 from tests.fixtures.poisoning.generate import attacks, ordinary  # noqa: E402
 
 TRAINING_SPLITS = ("tuned", "development", "heldout")
+NEVER_TRAINED_ON = ("fresh",)  # measured after tuning; training on it would void the measure
 L2, STEPS, RATE = 1e-3, 3000, 1.0
 
 
@@ -100,6 +101,8 @@ def calibrated(threshold: float, weights: np.ndarray, bias: float, model: E5Enco
 
 
 def main() -> None:
+    if set(TRAINING_SPLITS) & set(NEVER_TRAINED_ON):
+        raise SystemExit(f"refusing to train on {NEVER_TRAINED_ON}: it is the untouched measure")
     model = encoder()
     texts, labels = [], []
     for split in TRAINING_SPLITS:

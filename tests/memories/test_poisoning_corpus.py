@@ -2,8 +2,8 @@
 
 The corpora (tests/fixtures/poisoning/generate.py) are fabricated and seeded; the targets
 (catch >= 0.90, false positives <= 0.03) are asserted on the tuned split, where the rules
-were written. The held-out split is reported by bench/poisoning_eval.py, not asserted: a
-test that must pass on it would make it one more split to tune on.
+were written. The held-out and fresh splits are reported by bench/poisoning_eval.py, not
+asserted: a test that must pass on them would make them more splits to tune on.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 
 
 def test_the_corpora_are_large_bilingual_and_reproducible():
-    for split in ("tuned", "heldout"):
+    for split in ("tuned", "heldout", "fresh"):
         for cases in (attacks(split), ordinary(split)):
             assert len(cases) >= 300
             assert {case["lang"] for case in cases} == {"en", "zh"}
@@ -34,6 +34,15 @@ def test_no_held_out_case_appears_in_a_tuning_split():
     held_out = {case["text"] for case in attacks("heldout") + ordinary("heldout")}
     for split in ("tuned", "development"):
         assert not held_out & {case["text"] for case in attacks(split) + ordinary(split)}
+
+
+def test_no_fresh_case_appears_in_an_older_split_or_on_both_sides():
+    fresh_attacks = {case["text"] for case in attacks("fresh")}
+    fresh_ordinary = {case["text"] for case in ordinary("fresh")}
+    assert not fresh_attacks & fresh_ordinary
+    for split in ("tuned", "development", "heldout"):
+        older = {case["text"] for case in attacks(split) + ordinary(split)}
+        assert not (fresh_attacks | fresh_ordinary) & older
 
 
 def test_the_tuned_attacks_cover_every_obfuscation_in_both_languages():
