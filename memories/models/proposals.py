@@ -11,6 +11,9 @@ from django.utils import timezone
 class ProposalKind(models.TextChoices):
     NEAR_DUPLICATE = "near_duplicate"
     STALE = "stale"
+    # Two memories that cannot both be true (a contradiction, or a replacement the judge
+    # is not sure of): the owner keeps one, takes the other, or says both are true.
+    CONFLICT = "conflict"
 
 
 class ProposalStatus(models.TextChoices):

@@ -21,6 +21,12 @@ class RememberReceipt:
     similar: list[dict] = field(default_factory=list)
     contradictions: list[dict] = field(default_factory=list)
     quarantine: list[dict] = field(default_factory=list)
+    # What the write is to the close memories already there (memories.services.relations):
+    # [{id, relation, confidence, signals, action}]; `stands` names the owner's memory that
+    # a disputed write contradicts. `similar` and `contradictions` are the same relations
+    # in the shape receipts had before (kept for clients that read them).
+    relations: list[dict] = field(default_factory=list)
+    stands: str | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -56,7 +62,8 @@ def propose_review(actor: Actor, memory: Memory, hidden_holders: list[Memory]) -
 
 
 def receipt(memory: Memory, *, action: str, duplicate_of: Memory | None = None,
-             similar=(), contradictions=(), quarantine=()) -> RememberReceipt:  # fmt: skip
+             relations=(), stands: Memory | None = None, quarantine=()) -> RememberReceipt:  # fmt: skip
+    relations = list(relations)
     return RememberReceipt(
         id=str(memory.pk),
         version=memory.version,
@@ -68,7 +75,17 @@ def receipt(memory: Memory, *, action: str, duplicate_of: Memory | None = None,
             "supersedes": str(memory.supersedes_id) if memory.supersedes_id else None,
         },
         duplicate_of=str(duplicate_of.pk) if duplicate_of else None,
-        similar=list(similar),
-        contradictions=list(contradictions),
+        similar=[
+            {"id": item["id"], "similarity": item["confidence"], "relation": item["relation"]}
+            for item in relations if item["relation"] in ("duplicate", "refines", "related")
+        ],
+        contradictions=[
+            {"id": item["id"], "reason": "; ".join(item["signals"]), "similarity": item["confidence"],
+             "relation": item["relation"]}
+            for item in relations if item["relation"] in ("contradicts", "supersedes")
+            and item["action"] != "superseded"
+        ],
         quarantine=list(quarantine),
-    )
+        relations=relations,
+        stands=str(stands.pk) if stands else None,
+    )  # fmt: skip

@@ -26,8 +26,10 @@ from django.db import IntegrityError, transaction
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, validation_error
 from memories import gates, poisoning, text
+from memories.embeddings.vectors import statement_text, statement_vector, store_statement_vector
 from memories.models import (
     LIVE_STATUSES,
+    TRUST_RANK,
     EventType,
     Kind,
     Memory,
@@ -37,7 +39,8 @@ from memories.models import (
     Relation,
     Status,
 )
-from memories.selectors import is_visible_to, memories_visible_to, similarity_candidates
+from memories.selectors import is_visible_to, memories_visible_to
+from memories.services import relations
 from memories.services import validation as check
 from memories.services.common import (
     lock_key_holders,
@@ -56,7 +59,6 @@ from memories.values import check_value, merge_values
 WRITE_MODES = ("replace", "merge")
 # What agents write that other agents will read as text: scanned for instructions to agents.
 POISON_FIELDS = ("content", "key", "value", "tags", "retrieval_hints")
-MAX_REPORTED = 5
 # Writers that lose a race on a uniqueness constraint start over this many times.
 WRITE_ATTEMPTS = 3
 
@@ -124,6 +126,10 @@ def memory_remember(
         confidence=confidence, confidence_basis=confidence_basis, trust=trust,
         visibility=visibility, origin=origin,
     )  # fmt: skip
+    # Embedded here, outside the transaction: the judge reads it, the memory keeps it.
+    vector = statement_vector(
+        statement_text(request.content, request.retrieval_hints, request.tags)
+    )
     for attempt in range(WRITE_ATTEMPTS):
         try:
             with transaction.atomic():
@@ -132,7 +138,7 @@ def memory_remember(
                     key=idempotency_key,
                     operation="remember",
                     request_digest=request.digest(),
-                    perform=lambda: _write(actor, request, idempotency_key or "").as_dict(),
+                    perform=lambda: _write(actor, request, idempotency_key or "", vector).as_dict(),
                 )
             return RememberReceipt.from_dict(receipt)
         except IntegrityError:
@@ -201,7 +207,7 @@ def _validated(actor: Actor, **fields) -> RememberRequest:
     )  # fmt: skip
 
 
-def _write(actor: Actor, request: RememberRequest, idempotency_key: str) -> RememberReceipt:
+def _write(actor: Actor, request: RememberRequest, idempotency_key: str, vector) -> RememberReceipt:
     # Lock order, always: key, then fingerprint, then rows.
     current, hidden = None, []
     if request.key is not None:
@@ -235,11 +241,31 @@ def _write(actor: Actor, request: RememberRequest, idempotency_key: str) -> Reme
         return _receipt(duplicate, action="duplicate", duplicate_of=duplicate)
 
     if request.quarantine:
-        return _write_quarantined(actor, request, value, idempotency_key)
+        return _write_quarantined(actor, request, value, idempotency_key, vector)
     if current is not None and not _may_overwrite(actor, current):
-        return _write_disputed(actor, request, value, current, idempotency_key)
+        return _write_disputed(actor, request, value, current, idempotency_key, vector)
 
-    similar, contradictions = _assess(actor, request, exclude=[current.pk] if current else [])
+    judged = relations.assess(
+        actor, content=request.content, scope_type=request.scope_type,
+        scope_key=request.scope_key, vector=vector, exclude=[current.pk] if current else [],
+    )  # fmt: skip
+    repeated = (
+        None
+        if current
+        else relations.duplicate_of(
+            judged, key=request.key, scope=(request.scope_type, request.scope_key)
+        )
+    )
+    if repeated is not None and TRUST_RANK[repeated.memory.trust] >= TRUST_RANK[request.trust]:
+        # The same statement in other words: the existing memory answers, corroborated.
+        relations.corroborate(actor, repeated, idempotency_key)
+        return _receipt(repeated.memory, action="duplicate", duplicate_of=repeated.memory,
+                        relations=[repeated.as_dict()])  # fmt: skip
+    stands = relations.standing_owner_memory(actor, judged)
+    if stands is not None:
+        return _write_disputed(actor, request, value, stands.memory, idempotency_key, vector,
+                               judged=judged, stands=stands)  # fmt: skip
+
     memory = _new_memory(actor, request, value, previous=current)
     if current is None:
         action = EventType.CREATED
@@ -247,6 +273,7 @@ def _write(actor: Actor, request: RememberRequest, idempotency_key: str) -> Reme
     else:
         action = EventType.MERGED if request.write_mode == "merge" else EventType.REPLACED
         supersede(actor, current, successor=memory, idempotency_key=idempotency_key)
+    store_statement_vector(memory, vector)
     record_event(
         actor=actor,
         memory=memory,
@@ -256,7 +283,8 @@ def _write(actor: Actor, request: RememberRequest, idempotency_key: str) -> Reme
     )
     if actor.is_agent:
         propose_review(actor, memory, hidden)
-    return _receipt(memory, action=str(action), similar=similar, contradictions=contradictions)
+    found = relations.settle(actor, memory, judged)
+    return _receipt(memory, action=str(action), relations=found)
 
 
 def _compare_and_set(expected_version: int | None, current: Memory | None) -> None:
@@ -282,31 +310,39 @@ def _may_overwrite(actor: Actor, current: Memory) -> bool:
     return True
 
 
-def _write_disputed(actor, request, value, current, idempotency_key) -> RememberReceipt:
-    """An agent contradicting what the owner confirmed: keep both, let the owner decide."""
+def _write_disputed(actor, request, value, current, idempotency_key, vector, *, judged=(),
+                    stands=None) -> RememberReceipt:  # fmt: skip
+    """An agent contradicting or replacing what the owner confirmed (by key, or as the
+    judge reads it): keep both, hold the new one out of agents' reads, let the owner decide."""
     memory = _new_memory(actor, request, value, previous=None)
     memory.status = Status.DISPUTED
     memory.held = True
     save_new(memory)
-    MemoryLink.objects.create(
-        owner=actor.user, from_memory=memory, to_memory=current,
-        relation=Relation.CONTRADICTS, created_by_agent=actor.agent_name,
-    )  # fmt: skip
+    store_statement_vector(memory, vector)
     record_event(
         actor=actor, memory=memory, event_type=EventType.CREATED, patch=_patch(request),
         reason=f"contradicts {current.trust} memory {current.pk}", idempotency_key=idempotency_key,
     )  # fmt: skip
-    contradiction = {"id": str(current.pk), "reason": f"overwrites a {current.trust} memory"}
-    return _receipt(memory, action="disputed", contradictions=[contradiction])
+    if stands is None:
+        MemoryLink.objects.create(
+            owner=actor.user, from_memory=memory, to_memory=current,
+            relation=Relation.CONTRADICTS, created_by_agent=actor.agent_name,
+        )  # fmt: skip
+        found = [{"id": str(current.pk), "relation": "contradicts", "confidence": 1.0,
+                  "signals": ["same key"], "action": "disputed"}]  # fmt: skip
+    else:
+        found = relations.settle(actor, memory, list(judged), disputed_by=stands)
+    return _receipt(memory, action="disputed", relations=found, stands=current)
 
 
-def _write_quarantined(actor, request, value, idempotency_key) -> RememberReceipt:
+def _write_quarantined(actor, request, value, idempotency_key, vector) -> RememberReceipt:
     """A write that reads as instructions to agents: kept, disputed, out of every agent's
     context until the owner confirms it (it then takes over its key) or deletes it."""
     memory = _new_memory(actor, request, value, previous=None)
     memory.status = Status.DISPUTED
     memory.held = True
     save_new(memory)
+    store_statement_vector(memory, vector)
     rules = sorted({finding["rule"] for finding in request.quarantine})
     record_event(
         actor=actor, memory=memory, event_type=EventType.CREATED, patch=_patch(request),
@@ -337,26 +373,6 @@ def _new_memory(actor: Actor, request: RememberRequest, value, previous: Memory 
     )  # fmt: skip
     memory.full_clean(validate_unique=False, validate_constraints=False)
     return memory
-
-
-def _assess(actor: Actor, request: RememberRequest, exclude) -> tuple[list[dict], list[dict]]:
-    similar, contradictions = [], []
-    for memory_id, content in similarity_candidates(
-        actor=actor, scope_type=request.scope_type, scope_key=request.scope_key, exclude_ids=exclude
-    ):
-        assessment = text.assess(request.content, content)
-        if assessment.contradiction:
-            contradictions.append(
-                {"id": str(memory_id), "reason": assessment.contradiction,
-                 "similarity": round(assessment.similarity, 3)}
-            )  # fmt: skip
-        elif assessment.near_duplicate:
-            similar.append({"id": str(memory_id), "similarity": round(assessment.similarity, 3)})
-
-    def best(items):
-        return sorted(items, key=lambda item: (-item["similarity"], item["id"]))[:MAX_REPORTED]
-
-    return best(similar), best(contradictions)
 
 
 def _patch(request: RememberRequest) -> dict:

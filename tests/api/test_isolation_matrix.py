@@ -17,7 +17,7 @@ import uuid
 import pytest
 
 from capture.models import CaptureBatch
-from memories.models import Memory
+from memories.models import Memory, MemoryLink
 from tests.api.isolation import CAPTURE_ITEMS, P1, P2, forbidden_canaries, token_profiles
 
 pytestmark = pytest.mark.django_db
@@ -85,6 +85,11 @@ def test_every_route_of_the_agent_api_is_in_the_matrix():
 def test_no_token_sees_or_touches_what_it_must_not(client, world, make_token, settings):
     settings.CONTINUITY_RATE_LIMIT_PER_MINUTE = 0
     problems, calls = [], 0
+    bob_links = set(
+        MemoryLink.objects.filter(
+            owner=Memory.objects.get(pk=world["ids"]["bob"]).owner
+        ).values_list("pk", "from_memory_id", "to_memory_id", "relation")
+    )  # bob's own writes relate to each other; no token of ada's may add to them
     for number, (scopes, restricted) in enumerate(token_profiles()):
         options = {"allowed_projects": [P1]} if restricted else {}
         _, raw = make_token("claude-code", scopes=scopes, **options)
@@ -122,5 +127,9 @@ def test_no_token_sees_or_touches_what_it_must_not(client, world, make_token, se
     # Nothing of the other owner's changed under any of those calls.
     bob_memory = Memory.objects.get(pk=world["ids"]["bob"])
     assert bob_memory.status == "active" and bob_memory.version == 1
-    assert not bob_memory.links_in.exists() and not bob_memory.links_out.exists()
+    assert bob_links == set(
+        MemoryLink.objects.filter(owner=bob_memory.owner).values_list(
+            "pk", "from_memory_id", "to_memory_id", "relation"
+        )
+    )
     assert CaptureBatch.objects.filter(owner=bob_memory.owner).count() == 1

@@ -6,7 +6,7 @@ import pytest
 
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError
-from memories.models import Memory, MemoryEvent, MemoryLink, Relation
+from memories.models import Memory, MemoryEvent, MemoryLink, Relation, ReviewProposal
 from tests.memories.helpers import raises, remember, row_counts
 
 pytestmark = pytest.mark.django_db
@@ -310,21 +310,43 @@ def test_owner_replacing_a_locked_memory_keeps_it_locked(owner_actor):
     assert receipt.trust == "locked" and receipt.version == 2
 
 
-def test_near_duplicates_and_contradictions_are_reported_but_never_block(agent_actor):
+def test_a_rewording_is_answered_by_the_memory_it_repeats(agent_actor):
     base = remember(agent_actor, content="Always use tabs for indentation in the Go services")
     near = remember(agent_actor, content="Always use tabs for indentation in Go services")
-    assert near.evolution["action"] == "created"
-    assert [item["id"] for item in near.similar] == [base.id]
+    assert near.evolution["action"] == "duplicate" and near.id == base.id
+    assert near.duplicate_of == base.id
+    assert [(item["id"], item["relation"], item["action"]) for item in near.relations] == [
+        (base.id, "duplicate", "returned")
+    ]
+    assert Memory.objects.count() == 1
+    assert MemoryEvent.objects.filter(memory_id=base.id, event_type="corroborated").count() == 1
+
+
+def test_a_contradiction_between_agent_memories_is_linked_and_raised_never_blocked(agent_actor):
+    base = remember(agent_actor, content="Always use tabs for indentation in the Go services")
     opposite = remember(agent_actor, content="Never use tabs for indentation in the Go services")
-    assert opposite.evolution["action"] == "created"
-    assert base.id in [item["id"] for item in opposite.contradictions]
-    assert all(item["reason"] for item in opposite.contradictions)
+    assert opposite.evolution["action"] == "created" and opposite.status == "active"
+    (relation,) = opposite.relations
+    assert (relation["id"], relation["relation"], relation["action"]) == (
+        base.id, "contradicts", "proposed",
+    )  # fmt: skip
+    assert relation["signals"] and base.id in [item["id"] for item in opposite.contradictions]
+    assert MemoryLink.objects.filter(
+        from_memory_id=opposite.id, to_memory_id=base.id, relation="contradicts"
+    ).exists()
+    proposal = ReviewProposal.objects.get(kind="conflict")
+    assert sorted(proposal.memory_ids) == sorted([base.id, opposite.id])
 
 
-def test_chinese_contradiction_is_reported(agent_actor):
+def test_a_change_cue_between_agent_memories_retires_the_old_one(agent_actor):
     base = remember(agent_actor, content="我们使用 Redis 做缓存", kind="decision")
-    opposite = remember(agent_actor, content="我们不再使用 Redis 做缓存", kind="decision")
-    assert base.id in [item["id"] for item in opposite.contradictions]
+    newer = remember(agent_actor, content="我们不再使用 Redis 做缓存", kind="decision")
+    (relation,) = newer.relations
+    assert (relation["id"], relation["relation"], relation["action"]) == (
+        base.id, "supersedes", "superseded",
+    )  # fmt: skip
+    assert Memory.objects.get(pk=base.id).status == "superseded"
+    assert MemoryEvent.objects.filter(memory_id=base.id, event_type="superseded").exists()
 
 
 def test_confidence_needs_a_basis_and_user_asserted_is_only_for_the_owner(owner_actor, agent_actor):

@@ -1,0 +1,186 @@
+"""What a new memory is to the memories already there, and what follows from it, in one place.
+
+Every write path that adds a statement (remember, checkpoint atoms, approved candidates,
+imports that merge) asks `assess` for the verdicts of the relation judge over the close
+live memories its writer may read, then `settle` applies their consequences:
+
+- against an owner-confirmed or locked memory, an agent's contradiction or supersession
+  never displaces it: the new memory is written disputed and held (out of every agent's
+  reads until the owner releases it), linked to the owner's memory, and raised in Review;
+  the receipt names the memory that stands;
+- between agent memories: a supersession with a change cue retires the old one (an event
+  the owner can undo by restoring it); one without a cue is linked and proposed to the
+  owner; a contradiction links the pair and raises it in Review, and recall annotates each
+  side with what it conflicts with;
+- a duplicate returns the existing memory and records the writer as corroborating it;
+- a refinement is linked to what it refines; a related memory is linked as related.
+
+A pair the owner already answered ("both are true") is never raised again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from foundation.actors import Actor
+from memories.embeddings.vectors import StatementVector
+from memories.evolution import judge as relation_judge
+from memories.evolution import neighbours
+from memories.models import (
+    EventType,
+    Memory,
+    MemoryLink,
+    ProposalKind,
+    ProposalStatus,
+    Relation,
+    ReviewProposal,
+    Status,
+)
+from memories.services.common import record_event, supersede
+
+MAX_REPORTED = 5
+LINK_FOR = {
+    "refines": Relation.REFINES,
+    "related": Relation.RELATED_TO,
+    "contradicts": Relation.CONTRADICTS,
+    "supersedes": Relation.SUPERSEDES,
+    "duplicate": Relation.DUPLICATES,
+}
+# Relations where the new memory means the old one is no longer (all) true.
+DISPLACING = ("contradicts", "supersedes")
+
+
+@dataclass
+class Judged:
+    memory: Memory
+    verdict: relation_judge.Verdict
+    action: str = "noted"
+
+    @property
+    def relation(self) -> str:
+        return self.verdict.relation
+
+    def as_dict(self) -> dict:
+        return {"id": str(self.memory.pk), **self.verdict.as_dict(), "action": self.action}
+
+
+def assess(
+    actor: Actor, *, content: str, scope_type: str, scope_key: str,
+    vector: StatementVector | None, exclude=(),
+) -> list[Judged]:  # fmt: skip
+    """The verdicts on the close memories the writer may read, strongest first."""
+    found = []
+    answered = _answered_pairs(actor)
+    for neighbour in neighbours.find(
+        actor, content=content, scope_type=scope_type, scope_key=scope_key, vector=vector,
+        exclude=exclude,
+    ):  # fmt: skip
+        verdict = relation_judge.judge(content, neighbour.memory.content, cosine=neighbour.cosine)
+        if verdict is None:
+            continue
+        if verdict.relation in DISPLACING and neighbour.memory.pk in answered:
+            verdict = relation_judge.Verdict("related", verdict.confidence, (*verdict.signals,
+                                             "the owner answered: both are true"))  # fmt: skip
+        found.append(Judged(neighbour.memory, verdict))
+    order = {"contradicts": 0, "supersedes": 1, "duplicate": 2, "refines": 3, "related": 4}
+    found.sort(
+        key=lambda item: (order[item.relation], -item.verdict.confidence, str(item.memory.pk))
+    )
+    return found
+
+
+def _answered_pairs(actor: Actor) -> set:
+    """Memories the owner said may stand beside any other: answered "both are true"."""
+    links = MemoryLink.objects.filter(
+        owner=actor.user, relation=Relation.RELATED_TO, created_by_agent="", to_memory__isnull=False
+    )
+    return set(links.values_list("to_memory_id", flat=True)) | set(
+        links.values_list("from_memory_id", flat=True)
+    )
+
+
+def duplicate_of(judged: list[Judged], *, key: str | None, scope: tuple[str, str]) -> Judged | None:
+    """The memory of the same scope a write repeats, when it says nothing that one does not
+    (the same statement written for one project beside a global one is that project's own:
+    it is linked as a duplicate instead)."""
+    for item in judged:
+        memory = item.memory
+        if (
+            item.relation == "duplicate"
+            and (memory.scope_type, memory.scope_key) == scope
+            and (key is None or memory.key in (None, key))
+        ):
+            return item
+    return None
+
+
+def standing_owner_memory(actor: Actor, judged: list[Judged]) -> Judged | None:
+    """An owner-trusted memory the agent's write would contradict or replace."""
+    if not actor.is_agent:
+        return None
+    for item in judged:
+        if item.relation in DISPLACING and item.memory.is_owner_trusted:
+            return item
+    return None
+
+
+def corroborate(actor: Actor, item: Judged, idempotency_key: str = "") -> None:
+    item.action = "returned"
+    record_event(
+        actor=actor, memory=item.memory, event_type=EventType.CORROBORATED,
+        reason=f"the same statement again, from {actor.label}: {item.verdict.signals[0]}",
+        idempotency_key=idempotency_key, result={},
+    )  # fmt: skip
+
+
+def settle(actor: Actor, memory: Memory, judged: list[Judged], *, disputed_by: Judged | None = None) -> list[dict]:  # fmt: skip
+    """Links, supersessions and Review proposals for a memory just written; the receipt's
+    relations. A disputed write (against `disputed_by`, the owner's memory) only links."""
+    for item in judged[:MAX_REPORTED]:
+        other = item.memory
+        if disputed_by is not None:
+            item.action = "disputed" if item is disputed_by else "noted"
+            if item is disputed_by:
+                _link(actor, memory, other, LINK_FOR[item.relation])
+                _propose(actor, memory, other, item)
+            continue
+        if item.relation == "supersedes" and _may_retire(actor, other) and _has_cue(item):
+            supersede(actor, other, successor=memory, reason=f"superseded by {memory.pk}: "
+                      f"{'; '.join(item.verdict.signals[-2:])}")  # fmt: skip
+            item.action = "superseded"
+        elif item.relation in DISPLACING:
+            _link(actor, memory, other, LINK_FOR[item.relation])
+            _propose(actor, memory, other, item)
+            item.action = "proposed"
+        elif item.relation in ("refines", "related", "duplicate"):
+            _link(actor, memory, other, LINK_FOR[item.relation])
+            item.action = "linked"
+    return [item.as_dict() for item in judged[:MAX_REPORTED]]
+
+
+def _has_cue(item: Judged) -> bool:
+    return any(signal.startswith("change cue") for signal in item.verdict.signals)
+
+
+def _may_retire(actor: Actor, other: Memory) -> bool:
+    return other.status == Status.ACTIVE and (actor.is_owner or not other.is_owner_trusted)
+
+
+def _link(actor: Actor, new: Memory, old: Memory, relation: str) -> None:
+    MemoryLink.objects.get_or_create(
+        owner=actor.user, from_memory=new, to_memory=old, relation=relation,
+        defaults={"created_by_agent": actor.agent_name},
+    )  # fmt: skip
+
+
+def _propose(actor: Actor, new: Memory, old: Memory, item: Judged) -> None:
+    ids = sorted([str(new.pk), str(old.pk)])
+    ReviewProposal.objects.get_or_create(
+        owner=actor.user, key=f"{ProposalKind.CONFLICT}:{':'.join(ids)}"[:200],
+        defaults={
+            "kind": ProposalKind.CONFLICT, "memory_ids": ids, "score": item.verdict.confidence,
+            "status": ProposalStatus.PENDING,
+            "detail": {"relation": item.relation, "new": str(new.pk), "old": str(old.pk),
+                       "signals": list(item.verdict.signals), "writer": actor.label},
+        },
+    )  # fmt: skip
