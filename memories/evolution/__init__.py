@@ -1,0 +1,1 @@
+"""What a new memory is to the memories already there: the relation judge."""
