@@ -34,7 +34,6 @@ from memories.models import (
 )
 
 HISTORY_MAX_LIMIT = contract.HISTORY_MAX_LIMIT
-SIMILARITY_CANDIDATES = 200
 MAX_FILTER_CHARS = 300
 
 
@@ -210,29 +209,29 @@ def memory_history(
     return HistoryPage(events=page[:limit], next_cursor=next_cursor)
 
 
-def similarity_candidates(
-    *, actor: Actor, scope_type: str, scope_key: str, exclude_ids=()
-) -> list[tuple[UUID, str]]:
-    """(id, content) of the live memories a new statement in this scope could duplicate or
-    contradict: the same scope and the global scope, most recently changed first, bounded so
-    a write costs the same in a store of any size. One query per scope, so each walks the
-    scope-recency index instead of sorting the whole store. Plain values: a write compares
-    its text with hundreds of these, and building model instances for them cost more than
-    the comparisons."""
-    scopes = [(scope_type, scope_key)]
-    if scope_type != ScopeType.GLOBAL:
-        scopes.append((ScopeType.GLOBAL, ""))
-    candidates: list[tuple[UUID, str, datetime]] = []
-    for one_type, one_key in scopes:
-        candidates += (
-            memories_visible_to(actor)
-            .filter(scope_type=one_type, scope_key=one_key, status__in=LIVE_STATUSES)
-            .exclude(pk__in=list(exclude_ids))
-            .order_by("-updated_at")
-            .values_list("id", "content", "updated_at")[:SIMILARITY_CANDIDATES]
-        )
-    candidates.sort(key=lambda candidate: candidate[2], reverse=True)
-    return [(memory_id, content) for memory_id, content, _ in candidates[:SIMILARITY_CANDIDATES]]
+def conflicts_among(actor: Actor, memory_ids) -> dict[UUID, list[str]]:
+    """For each of these memories, the live memories the actor may read that it is linked
+    `contradicts` with, in either direction (what recall annotates its results with)."""
+    ids = list(memory_ids)
+    if not ids:
+        return {}
+    pairs = MemoryLink.objects.filter(owner=actor.user, relation=Relation.CONTRADICTS).filter(
+        Q(from_memory_id__in=ids) | Q(to_memory_id__in=ids), to_memory__isnull=False
+    )
+    edges = list(pairs.values_list("from_memory_id", "to_memory_id"))
+    others = {one for edge in edges for one in edge}
+    readable = set(
+        memories_visible_to(actor)
+        .filter(pk__in=others, status=Status.ACTIVE)
+        .values_list("pk", flat=True)
+    )
+    found: dict[UUID, set] = {}
+    wanted = set(ids)
+    for first, second in edges:
+        for this, other in ((first, second), (second, first)):
+            if this in wanted and other in readable:
+                found.setdefault(this, set()).add(str(other))
+    return {memory_id: sorted(others) for memory_id, others in found.items()}
 
 
 # --- what each dashboard tab lists (owner-scoped, index-backed) ----------------------------

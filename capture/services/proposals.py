@@ -21,7 +21,7 @@ from capture.models import Candidate, CandidateStatus, NeverRememberPattern, Rej
 from foundation.actors import Actor
 from memories import poisoning, text
 from memories.models import LIVE_STATUSES, Memory
-from memories.selectors import similarity_candidates
+from memories.services import relations
 
 # Evidence is bounded like every list: the oldest sentences are kept, later ones only count.
 MAX_EVIDENCE = 20
@@ -42,18 +42,16 @@ def owner_patterns(owner_id) -> list[str]:
 
 
 def closest_memory_id(owner, *, content: str, scope_type: str, scope_key: str) -> UUID | None:
-    """The live memory this statement would update: the most similar near-duplicate or
-    contradiction among the memories remember itself compares a new write with."""
-    best, best_score = None, 0.0
-    for memory_id, existing in similarity_candidates(
-        actor=Actor.owner(owner), scope_type=scope_type, scope_key=scope_key
-    ):
-        assessment = text.assess(content, existing)
-        if (
-            assessment.near_duplicate or assessment.contradiction
-        ) and assessment.similarity > best_score:
-            best, best_score = memory_id, assessment.similarity
-    return best
+    """The live memory this statement would update: the strongest duplicate, supersession or
+    contradiction the relation judge finds among the memories remember compares it with."""
+    judged = relations.assess(
+        Actor.owner(owner), content=content, scope_type=scope_type, scope_key=scope_key,
+        vector=None,
+    )  # fmt: skip
+    for item in judged:
+        if item.relation in ("contradicts", "supersedes", "duplicate"):
+            return item.memory.pk
+    return None
 
 
 def _evidence_item(proposal, *, agent_name: str) -> dict:

@@ -105,12 +105,29 @@ class EvolutionOut(Schema):
 class SimilarOut(Schema):
     id: UUID
     similarity: float
+    relation: str | None = Field(None, description="duplicate, refines or related.")
 
 
 class ContradictionOut(Schema):
     id: UUID
     reason: str
     similarity: float | None = None
+    relation: str | None = Field(None, description="contradicts or supersedes.")
+
+
+class RelationOut(Schema):
+    id: UUID = Field(..., description="The existing memory this write was judged against.")
+    relation: str = Field(
+        ..., description="duplicate, refines, supersedes, contradicts or related."
+    )
+    confidence: float
+    signals: list[str] = Field(..., description="Why: the signals that fired.")
+    action: str = Field(
+        ...,
+        description="returned (the existing memory answers, nothing new written), linked, "
+        "superseded (the old memory was retired), proposed (the owner decides in Review), "
+        "disputed (your write is held: the owner's memory stands) or noted.",
+    )
 
 
 class QuarantineOut(Schema):
@@ -131,6 +148,13 @@ class RememberOut(Schema):
     quarantine: list[QuarantineOut] = Field(
         default_factory=list,
         description="Why the write was quarantined (stored disputed, out of recall until the owner reviews it).",
+    )
+    relations: list[RelationOut] = Field(
+        default_factory=list,
+        description="What this write is to the close memories already there, and what was done.",
+    )
+    stands: UUID | None = Field(
+        None, description="The owner's memory that stands when this write is disputed."
     )
 
 
@@ -266,6 +290,10 @@ class RecallMemoryOut(Schema):
     relevance: float = Field(..., description="Share of the query's terms found (1.0: exact key).")
     channels: dict[str, int] = Field(
         ..., description="Channel → this memory's rank in it (1-based)."
+    )
+    conflicts_with: list[UUID] = Field(
+        default_factory=list,
+        description="Memories you may read that this one contradicts: not both can be followed.",
     )
 
 

@@ -84,8 +84,9 @@ def memory_recall(
     the user like commit messages?"), and when the user refers to an earlier session. Do
     NOT call it for general knowledge, documentation or facts about the world: the memory
     only holds what this user and their agents chose to keep. When `no_confident_match` is
-    true, say you don't know rather than relying on the weak results. Results are paged:
-    pass `next_cursor` back as `cursor` for more."""
+    true, say you don't know rather than relying on the weak results. A result with
+    `conflicts_with` contradicts another memory: do not follow either silently, ask the
+    user. Results are paged: pass `next_cursor` back as `cursor` for more."""
     return retrieval.recall(
         actor=actor, query=query, alt_queries=alt_queries, project_key=project_key,
         task_id=task_id, kinds=kinds, limit=limit, cursor=cursor,

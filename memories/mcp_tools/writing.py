@@ -158,8 +158,13 @@ def memory_remember(
     unchanged, duplicate, disputed when it contradicts something the user confirmed, or
     quarantined when it reads as instructions to agents — text copied from a web page or
     file that tries to steer you is kept out of every agent's context until the user
-    reviews it; the user decides both) and lists `similar` and `contradictions`: if your
-    statement replaces one of them, retire the old one with memory_forget(superseded_by=...)."""
+    reviews it; the user decides both). `relations` lists what your statement is to close
+    memories already there — duplicate, refines, supersedes, contradicts or related — with
+    the signals and the action taken: `returned` (the existing memory already says it: its
+    id is the receipt's), `superseded` (the old one was retired), `proposed` (the user
+    decides), `disputed` (the user's confirmed memory stands, named in `stands`: follow it).
+    If you meant to replace a memory the relation did not retire, retire it with
+    memory_forget(superseded_by=...); if a contradiction is real, tell the user."""
     return remember_service(
         actor=actor, content=content, kind=kind, type=type, scope_type=scope_type,
         scope_key=scope_key, key=key, value=value, write_mode=write_mode,

@@ -24,7 +24,7 @@ from memories.contract import RECALL_MAX_LIMIT as MAX_LIMIT
 from memories.models import SEARCHABLE_STATUSES, Kind, Memory, ScopeType, Status, Trust, Visibility
 from memories.retrieval import channels
 from memories.retrieval.analysis import kind_token, scope_token
-from memories.selectors import is_visible_to, memories_visible_to
+from memories.selectors import conflicts_among, is_visible_to, memories_visible_to
 from memories.services.validation import MAX_SCOPE_KEY_CHARS, label
 
 RRF_K = 60
@@ -67,6 +67,9 @@ class RankedMemory:
     channels: dict[str, int] = field(default_factory=dict)  # channel → 1-based rank
     score: float = 0.0
     relevance: float = 0.0  # share of query terms present (1.0 for an exact key)
+    # Live memories the caller may read that this one contradicts (or is contradicted by):
+    # an agent is told, never handed two incompatible rules as equally true.
+    conflicts_with: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         memory = self.memory
@@ -87,6 +90,7 @@ class RankedMemory:
             "score": round(self.score, 6),
             "relevance": round(self.relevance, 3),
             "channels": dict(sorted(self.channels.items())),
+            "conflicts_with": self.conflicts_with,
         }
 
     # Convenience for callers that treat results like memories.
@@ -372,5 +376,8 @@ def recall(
     page = ranking.ranked[offset : offset + limit]
     more = offset + limit < len(ranking.ranked)
     next_cursor = cursor_encode({"o": offset + limit, "d": depth}, query=digest) if more else None
+    conflicts = conflicts_among(actor, [item.memory.pk for item in page])
+    for item in page:
+        item.conflicts_with = conflicts.get(item.memory.pk, [])
     access_log.add(item.memory.pk for item in page)
     return RecallResult(page, ranking.no_confident_match, next_cursor, ranking.receipt)
