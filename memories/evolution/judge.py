@@ -28,7 +28,7 @@ SAME_LANGUAGE_DUPLICATE = 0.95
 CROSS_LANGUAGE_DUPLICATE = 0.885
 CROSS_LANGUAGE_CLOSE = 0.86
 RELATED_COSINE = 0.9
-CUE_COSINE = 0.85
+CUE_COSINE = 0.9
 
 
 @dataclass(frozen=True)
@@ -101,8 +101,7 @@ def judge(new: str, old: str, *, cosine: float | None = None) -> Verdict | None:
     first, second = text.analyze(new), text.analyze(old)
     if first.normalized == second.normalized:
         return Verdict("duplicate", 1.0, ("same statement",))
-    cross = sig.is_chinese(new) != sig.is_chinese(old)
-    if cross:
+    if {sig.language(new), sig.language(old)} == {"en", "zh"}:
         return _across_languages(new, old, first, second, cosine)
     shared = first.terms & second.terms
     jaccard = sig.jaccard(first.terms, second.terms)
@@ -127,22 +126,33 @@ def judge(new: str, old: str, *, cosine: float | None = None) -> Verdict | None:
         rival = _rival(match, new, old, cue, signals)
         if rival is not None:
             return rival
-    if cue and (jaccard >= 0.2 or (cosine or 0) >= CUE_COSINE):
-        return Verdict("supersedes", 0.7, tuple(signals))
+    if cue and len(shared) >= 2 and jaccard >= 0.25:
+        return Verdict("supersedes", 0.85, tuple(signals))
+    if cue and len(shared) >= 2 and (cosine or 0) >= CUE_COSINE:
+        return Verdict("supersedes", 0.6, tuple(signals))  # proposed, never applied alone
     changed = _new_numbers(new, old, shared, cosine)
     if changed:
         return Verdict("supersedes", 0.65, (*signals, f"new value: {changed}"))
     if (
-        cosine is not None and cosine >= 0.92 and len(shared) >= 3
+        cosine is not None and cosine >= 0.92 and len(shared) >= 3 and jaccard >= 0.25
         and first.polarity != second.polarity
     ):  # fmt: skip
         return Verdict("contradicts", 0.55, (*signals, "negation"))
+    if sig.numbers(new) != sig.numbers(old):
+        # Other numbers are another fact ("Old fact one" / "Old fact two"), never a repeat.
+        if jaccard >= 0.3 or (cosine or 0) >= RELATED_COSINE:
+            return Verdict("related", 0.5, (*signals, "other numbers"))
+        return None
     covers_old = len(shared) / len(second.terms) if second.terms else 0.0
     covers_new = len(shared) / len(first.terms) if first.terms else 0.0
     close_vectors = cosine is not None and cosine >= SAME_LANGUAGE_DUPLICATE
     if covers_old >= 0.75 and len(first.terms - shared) >= 2:
         return Verdict("refines", 0.7, (*signals, "adds detail"))
-    if jaccard >= 0.6 or close_vectors or (covers_new >= 0.85 and len(shared) >= 2):
+    if (
+        jaccard >= 0.6
+        or close_vectors
+        or (covers_new >= 0.85 and len(shared) >= 2 and jaccard >= 0.5)
+    ):
         return Verdict("duplicate", max(jaccard, cosine or 0.0), tuple(signals))
     if covers_old >= 0.75 and sig.has_condition(new) and not sig.has_condition(old):
         return Verdict("refines", 0.6, (*signals, "adds a condition"))
@@ -156,6 +166,8 @@ def _new_numbers(new: str, old: str, shared, cosine) -> str | None:
     "Node 20 (setup-node@v4)"."""
     before, after = sig.numbers(old), sig.numbers(new)
     if not before or not after or before <= after or len(shared) < 2:
+        return None
+    if sig.jaccard(text.analyze(new).terms, text.analyze(old).terms) < 0.4:
         return None
     if cosine is not None and cosine < CUE_COSINE:
         return None
@@ -188,6 +200,8 @@ def _across_languages(new, old, first, second, cosine) -> Verdict | None:
         signals.append(f"shared names: {', '.join(sorted(anchors)[:4])}")
     if cosine is None or cosine < CROSS_LANGUAGE_CLOSE:
         return None
+    if sig.numbers(new) != sig.numbers(old):
+        return Verdict("related", 0.5, (*signals, "other numbers"))
     cue = sig.change_cue(new)
     if first.polarity != second.polarity:
         signals.append("negation")

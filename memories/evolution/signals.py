@@ -102,12 +102,30 @@ def is_chinese(statement: str) -> bool:
     return cjk >= 2 and cjk >= len(_LATIN_WORD.findall(statement))
 
 
+def language(statement: str) -> str:
+    """en (no CJK at all), zh (Chinese, names inside or not) or mixed."""
+    cjk = len(_CJK.findall(statement))
+    if cjk == 0:
+        return "en"
+    return "zh" if cjk >= 2 * len(_LATIN_WORD.findall(statement)) else "mixed"
+
+
 _NUMBER = re.compile(r"\d+(?:[.:]\d+)*")
 
 
+_NUMBER_WORDS = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|first|second|third|fourth|fifth)\b"
+    r"|[一二三四五六七八九十两]",
+    re.I,
+)
+
+
 def numbers(statement: str) -> frozenset[str]:
-    """The numbers a statement gives (versions, ports, times, limits), as written."""
-    return frozenset(_NUMBER.findall(statement))
+    """The numbers a statement gives (versions, ports, times, limits), as written, and
+    the number words ("two", "second", 三)."""
+    return frozenset(_NUMBER.findall(statement)) | frozenset(
+        word.casefold() for word in _NUMBER_WORDS.findall(statement)
+    )
 
 
 def change_cue(statement: str) -> str | None:

@@ -48,6 +48,10 @@ LINK_FOR = {
 }
 # Relations where the new memory means the old one is no longer (all) true.
 DISPLACING = ("contradicts", "supersedes")
+# A verdict this sure may act on its own (retire an agent's memory, hold a write against the
+# owner's); a weaker one is only linked and proposed.
+ACTING_CONFIDENCE = 0.8
+HOLDING_CONFIDENCE = 0.6
 
 
 @dataclass
@@ -108,7 +112,7 @@ def duplicate_of(judged: list[Judged], *, key: str | None, scope: tuple[str, str
         if (
             item.relation == "duplicate"
             and (memory.scope_type, memory.scope_key) == scope
-            and (key is None or memory.key in (None, key))
+            and memory.key == key  # a keyed write wants its key: never folded into another
         ):
             return item
     return None
@@ -119,7 +123,11 @@ def standing_owner_memory(actor: Actor, judged: list[Judged]) -> Judged | None:
     if not actor.is_agent:
         return None
     for item in judged:
-        if item.relation in DISPLACING and item.memory.is_owner_trusted:
+        if (
+            item.relation in DISPLACING
+            and item.memory.is_owner_trusted
+            and item.verdict.confidence >= HOLDING_CONFIDENCE
+        ):
             return item
     return None
 
@@ -144,7 +152,10 @@ def settle(actor: Actor, memory: Memory, judged: list[Judged], *, disputed_by: J
                 _link(actor, memory, other, LINK_FOR[item.relation])
                 _propose(actor, memory, other, item)
             continue
-        if item.relation == "supersedes" and _may_retire(actor, other) and _has_cue(item):
+        if (
+            item.relation == "supersedes" and _may_retire(actor, other) and _has_cue(item)
+            and item.verdict.confidence >= ACTING_CONFIDENCE
+        ):  # fmt: skip
             supersede(actor, other, successor=memory, reason=f"superseded by {memory.pk}: "
                       f"{'; '.join(item.verdict.signals[-2:])}")  # fmt: skip
             item.action = "superseded"

@@ -154,7 +154,7 @@ def test_restoring_when_a_live_memory_holds_the_key_is_a_conflict(api):
 
 def test_link_to_a_memory_and_to_a_uri_is_recorded_once(api, owner_actor, agent_memory):
     other = remember(
-        owner_actor, content="Nomad replaces Kubernetes next quarter.", kind="decision"
+        owner_actor, content="Ask the platform team before adding a cluster.", kind="decision"
     )
     to_memory = api.post(
         f"/memories/{agent_memory.id}/link/", {"to_id": other.id, "relation": "contradicts"}
