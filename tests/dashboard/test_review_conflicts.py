@@ -172,3 +172,32 @@ def test_the_conflict_answers_read_in_chinese(browser, redis):
     browser.post("/i18n/setlang/", {"language": "zh-hans", "next": "/review/"})
     html = browser.get("/review/").content.decode()
     assert "冲突" in html and "保留我的" in html and "采用新的" in html and "两条都对" in html
+
+
+def test_compactions_proposals_are_paged_too(browser, owner, agent_actor):
+    for n in range(12):
+        memory = remember(agent_actor, f"Host number {n} of the fleet is named node-{n * 7919}.",
+                          kind="fact", scope_type="project", scope_key=f"github:ada/h{n}")  # fmt: skip
+        ReviewProposal.objects.create(owner=owner, kind="stale", key=f"stale:{memory.pk}",
+                                      memory_ids=[str(memory.pk)], detail={"after_days": 180})  # fmt: skip
+    html = browser.get("/review/").content.decode()
+    assert html.count('class="proposal"') == 10 and "More proposals" in html
+    cursor = html.split("?section=proposals&cursor=")[1].split('"')[0]
+    rest = browser.get("/review/", {"section": "proposals", "cursor": cursor}).content.decode()
+    assert rest.count('class="proposal"') == 2
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "marked"),
+    [
+        ("東京タワーへ行く", "東京駅へ行く", '東京<mark class="diff">駅</mark>へ行く'),
+        ("한국어 문서", "한국어 설명", '한국어 <mark class="diff">설명</mark>'),
+        ("Use uv, not pip.", "Use pip, not uv.", '<mark class="diff">pip</mark>, not '),
+    ],
+)
+def test_the_word_diff_marks_only_what_changed_and_gives_the_text_back(old, new, marked):
+    from dashboard.diff import tokens, word_diff
+
+    assert "".join(tokens(old)) == old and "".join(tokens(new)) == new
+    old_html, new_html = word_diff(old, new)
+    assert marked in new_html and "<del" in old_html and "<mark" not in old_html
