@@ -9,14 +9,9 @@ from django.utils.functional import SimpleLazyObject
 from accounts.selectors import usable_tokens
 from capture.selectors import pending_count
 from dashboard.cache import per_generation
+from dashboard.review import review_count
 from handoff.selectors import handoffs_for_owner
-from memories.selectors import (
-    archive_memories,
-    core_memories,
-    disputed_memories,
-    inferred_memories,
-    project_memories,
-)
+from memories.selectors import archive_memories, core_memories, project_memories
 
 
 def tab_counts(user) -> dict[str, int]:
@@ -28,7 +23,7 @@ def tab_counts(user) -> dict[str, int]:
             lambda: {
                 "core": core_memories(user).count(),
                 "projects": sum(part.count() for part in project_memories(user)),
-                "review": disputed_memories(user).count() + inferred_memories(user).count(),
+                "review": review_count(user),
                 "archive": sum(part.count() for part in archive_memories(user)),
             },
         ),  # fmt: skip

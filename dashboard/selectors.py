@@ -1,10 +1,10 @@
 """Reads behind the dashboard's pages that combine several apps' nouns (a memory with its
-links and how often it was injected; Review's queue; Activity's agents), each returning
-what one page renders. Every read is owner-scoped and paged by keyset."""
+links and how often it was injected; Activity's agents), each returning what one page
+renders (Review's are `dashboard.review`). Every read is owner-scoped and paged by keyset."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
 from django.db.models import Q, QuerySet
@@ -18,13 +18,9 @@ from memories.models import EventType, Memory, MemoryLink
 from memories.selectors import (
     MAX_FILTER_CHARS,
     MemoryFilters,
-    contradicted_by,
-    disputed_memories,
-    inferred_memories,
     memories_for_owner,
     memory_totals,
     owner_events,
-    pending_proposals,
     project_memories,
     project_totals,
     writes_per_agent_on,
@@ -32,10 +28,6 @@ from memories.selectors import (
 
 MAX_LINKS_PER_PAGE = 500
 MAX_PROJECT_SECTIONS = 100
-MAX_PROPOSALS_SHOWN = 10
-# Review is a work queue with up to three cards per dispute: shorter pages keep it quick.
-REVIEW_DISPUTES_PER_PAGE = 10
-REVIEW_INFERRED_PER_PAGE = 15
 MAX_AGENT_CHOICES = 50
 WRITE_EVENTS = (EventType.CREATED, EventType.REPLACED, EventType.MERGED, EventType.CORRECTED)
 
@@ -95,34 +87,6 @@ def projects_tab(user, *, project: str, cursor: str | None) -> ProjectsTab:
     selected = project[:MAX_FILTER_CHARS] or (sections[0]["scope_key"] if sections else "")
     parts = [part.filter(scope_key=selected) for part in project_memories(user)]
     return ProjectsTab(sections, selected, memory_page(user, "projects", parts, cursor, selected))
-
-
-@dataclass
-class ReviewQueue:
-    section: str
-    disputed: Page
-    inferred: Page
-    pairs: list[tuple[Memory, Memory | None]] = field(default_factory=list)
-    proposals: list = field(default_factory=list)
-
-
-def review_queue(user, *, section: str, cursor: str | None) -> ReviewQueue:
-    """Disputed memories beside the memory each contradicts, compaction's proposals, then
-    inferred memories to confirm. `cursor` pages the named `section` (disputed, inferred)."""
-    disputed = keyset_page(
-        disputed_memories(user), cursor if section == "disputed" else None,
-        query=query_key("dashboard", "review", user.pk, "disputed"), size=REVIEW_DISPUTES_PER_PAGE,
-    )  # fmt: skip
-    inferred = keyset_page(
-        inferred_memories(user), cursor if section == "inferred" else None,
-        query=query_key("dashboard", "review", user.pk, "inferred"), size=REVIEW_INFERRED_PER_PAGE,
-    )  # fmt: skip
-    against = contradicted_by(user, [memory.pk for memory in disputed.items])
-    pairs = [(memory, against.get(memory.pk)) for memory in disputed.items]
-    proposals = pending_proposals(user, limit=MAX_PROPOSALS_SHOWN)
-    shown = [m for pair in pairs for m in pair if m is not None] + inferred.items
-    with_links(shown + [m for _, memories in proposals for m in memories])
-    return ReviewQueue(section, disputed, inferred, pairs, proposals)
 
 
 def agent_choices(user, *, also: str = "") -> list[str]:

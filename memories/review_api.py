@@ -1,9 +1,12 @@
-"""The owner's answers to compaction's proposals (DRF, `/api/owner/proposals/`).
+"""The owner's answers to what Review proposes (DRF, `/api/owner/proposals/`).
 
     GET  proposals/               ?status=pending|accepted|dismissed|obsolete (default pending)&kind=&limit=&cursor=
+                                  {"results", "count" (every proposal the filters match),
+                                   "next_cursor", "next"}
     GET  proposals/{id}/
     POST proposals/{id}/accept/   near_duplicate: {"keep": memory id (optional)}
                                   stale: {"resolution": "verify" | "archive"}
+                                  conflict: {"resolution": "keep_old" | "take_new" | "both_true"}
     POST proposals/{id}/dismiss/  never proposed again
 
 The rules are `memories.services.proposals`'.
@@ -25,6 +28,8 @@ from foundation.drf_door import (
 from foundation.errors import validation_error
 from memories.models import ProposalKind, ProposalStatus, ReviewProposal
 from memories.services.proposals import (
+    CONFLICT_RESOLUTIONS,
+    RESOLUTIONS,
     proposal_accept,
     proposal_data,
     proposal_dismiss,
@@ -35,12 +40,16 @@ from memories.services.proposals import (
 class ProposalAcceptIn(StrictSerializer):
     keep = StrictCharField(required=False, allow_blank=True, max_length=40,
                            help_text="near_duplicate: the memory to keep (default: the most trusted).")  # fmt: skip
-    resolution = serializers.ChoiceField(choices=["verify", "archive"], required=False,
-                                         help_text="stale: verify (still true) or archive.")  # fmt: skip
+    resolution = serializers.ChoiceField(
+        choices=[*RESOLUTIONS, *CONFLICT_RESOLUTIONS], required=False,
+        help_text="stale: verify (still true) or archive. conflict: keep_old (the old memory "
+        "stands, the new one is archived), take_new (the new one replaces the old) or "
+        "both_true (both stand, never raised again).",
+    )  # fmt: skip
 
 
 class ProposalViewSet(OwnerViewSet):
-    """What compaction proposes for Review: near-duplicates to merge, stale memories."""
+    """What Review asks the owner: near-duplicates to merge, stale memories, conflicts."""
 
     lookup_value_regex = r"[0-9]{1,18}"
     pagination_class = KeysetPagination
@@ -62,7 +71,9 @@ class ProposalViewSet(OwnerViewSet):
                 )
             proposals = proposals.filter(kind=kind)
         page = self.paginate_queryset(proposals)
-        return self.get_paginated_response([proposal_data(proposal) for proposal in page])
+        response = self.get_paginated_response([proposal_data(proposal) for proposal in page])
+        response.data["count"] = proposals.count()
+        return response
 
     def retrieve(self, request, pk=None):
         return Response(proposal_data(proposal_get(actor=self.actor, proposal_id=pk)))

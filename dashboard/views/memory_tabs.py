@@ -12,12 +12,12 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from dashboard.review import review_queue
 from dashboard.selectors import (
     activity_page,
     agent_choices,
     memory_page,
     projects_tab,
-    review_queue,
     search_page,
 )
 from foundation.errors import ServiceError
@@ -89,15 +89,12 @@ def projects(request: HttpRequest) -> HttpResponse:
 @require_GET
 @refuses_bad_input
 def review(request: HttpRequest) -> HttpResponse:
-    """Disputed memories beside the memory each contradicts, then inferred ones to confirm."""
+    """Conflicts, quarantined writes, disputes, compaction's proposals, then inferred
+    memories to confirm (`dashboard.review`); `?section=&cursor=` pages one of them."""
     queue = review_queue(
         request.user, section=request.GET.get("section", ""), cursor=request.GET.get("cursor")
     )
-    context = {
-        "pairs": queue.pairs, "disputed": queue.disputed, "inferred": queue.inferred,
-        "section": queue.section, "proposals": queue.proposals,
-    }  # fmt: skip
-    return _tab(request, "dashboard/review.html", "review", context)
+    return _tab(request, "dashboard/review.html", "review", {"queue": queue})
 
 
 @login_required

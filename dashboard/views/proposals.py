@@ -1,4 +1,5 @@
-"""Review: the owner's answers to compaction's proposals (merge, still true, archive, dismiss).
+"""Review: the owner's answers to its proposals (merge, still true, archive; keep mine, take
+the new one, both are true for a conflict; dismiss).
 
 htmx gets the proposal again in its answered state (with its real status, and
 `counts-changed` for the tab bar); a plain form post redirects back to Review. The rules
@@ -14,11 +15,12 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from dashboard.review import conflict_cards
 from dashboard.selectors import with_links
 from foundation.errors import ServiceError
 from foundation.htmx import answer
 from foundation.views import owner_actor, raise_404_if_missing
-from memories.models import ReviewProposal
+from memories.models import ProposalKind, ReviewProposal
 from memories.selectors import proposal_memories
 from memories.services.proposals import proposal_accept, proposal_dismiss, proposal_get
 
@@ -26,13 +28,15 @@ from memories.services.proposals import proposal_accept, proposal_dismiss, propo
 def _fragment(
     request: HttpRequest, proposal: ReviewProposal, *, error: str = "", status: int = 200
 ) -> HttpResponse:
-    context = {
-        "proposal": proposal,
-        "memories": with_links(proposal_memories(proposal)),
-        "error": error,
-        "next": reverse("dashboard:review"),
-    }
-    return answer(request, "memories/_proposal.html", context, status=status, counts_changed=True)
+    context = {"proposal": proposal, "error": error, "next": reverse("dashboard:review")}
+    if proposal.kind == ProposalKind.CONFLICT:
+        (context["conflict"],) = conflict_cards(request.user, [proposal])
+        with_links(context["conflict"].memories)
+        template = "memories/_conflict.html"
+    else:
+        context["memories"] = with_links(proposal_memories(proposal))
+        template = "memories/_proposal.html"
+    return answer(request, template, context, status=status, counts_changed=True)
 
 
 def _decide(request: HttpRequest, proposal_id: int, verb: str) -> ReviewProposal:
@@ -51,7 +55,7 @@ def _decide(request: HttpRequest, proposal_id: int, verb: str) -> ReviewProposal
 @require_POST
 def answer_proposal(request: HttpRequest, proposal_id: int, verb: str) -> HttpResponse:
     """accept (keep=<memory id> for a near-duplicate, resolution=verify|archive for a stale
-    memory) or dismiss."""
+    memory, resolution=keep_old|take_new|both_true for a conflict) or dismiss."""
     try:
         proposal = _decide(request, proposal_id, verb)
     except ServiceError as error:

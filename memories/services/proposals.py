@@ -4,7 +4,23 @@ A near-duplicate proposal is accepted by merging: the owner picks the memory to 
 (by default the most trusted), each other one is superseded by it through
 `memory_supersede`, linked `duplicates`, and the kept one records a `merged` event.
 A stale proposal is accepted either as "still true" (the memory is confirmed, or its
-`verified_at` refreshed when it already was) or by archiving it. Nothing is deleted.
+`verified_at` refreshed when it already was) or by archiving it. A conflict (two memories
+the relation judge read as contradicting, or one replacing the other without a change cue;
+`memories.services.relations`) is accepted with one of three answers:
+
+- keep_old ("keep mine"): the old memory stands, the new one is archived (a held one stays
+  held); the link between them is kept, so the history says why.
+- take_new: the new memory is confirmed (released if held: the owner chose it) and the old
+  one is superseded by it.
+- both_true: both stand; the contradicts/supersedes link between them is replaced by a
+  `related_to` link made by the owner, which the judge reads as "never raise this pair
+  again"; a held new memory is released (confirmed), since the owner said it is true.
+
+Each is `accepted` with its `resolution` in the detail: even "keep mine" changes a memory
+(the new one is archived), and `dismissed` stays what it means for every kind: nothing
+changed. A conflict whose memories are no longer both live is refused (CONFLICT) and left
+pending, since the owner's answer was about two memories that are not there any more.
+Nothing is deleted.
 
 Dismissing keeps the proposal row as `dismissed`: compaction finds proposals by their
 key (kind + sorted memory ids), so the same pair or the same stale memory is never
@@ -13,7 +29,9 @@ proposed again.
 
 from __future__ import annotations
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from foundation.actors import Actor
@@ -33,8 +51,10 @@ from memories.models import (
 )  # fmt: skip
 from memories.services.common import memory_for_write, record_event, save_changes
 from memories.services.lifecycle import memory_archive, memory_confirm, memory_supersede
+from memories.services.links import memory_link
 
 RESOLUTIONS = ("verify", "archive")
+CONFLICT_RESOLUTIONS = ("keep_old", "take_new", "both_true")
 
 
 def proposal_get(*, actor: Actor, proposal_id) -> ReviewProposal:
@@ -139,26 +159,107 @@ def _verify(actor: Actor, memory: Memory) -> None:
     )
 
 
+def _refuse_bad_answer(proposal: ReviewProposal, keep, resolution) -> None:
+    if proposal.kind == ProposalKind.STALE and resolution not in RESOLUTIONS:
+        raise validation_error(
+            "resolution must be verify (still true) or archive.", field="resolution"
+        )
+    if proposal.kind == ProposalKind.CONFLICT:
+        if resolution not in CONFLICT_RESOLUTIONS:
+            raise validation_error(
+                "resolution must be keep_old (keep the old memory), take_new (the new one "
+                "replaces it) or both_true (both stand).",
+                field="resolution",
+            )
+        if keep not in (None, ""):
+            raise validation_error(
+                "A conflict is answered with resolution; leave keep out.", field="keep"
+            )
+    if proposal.kind == ProposalKind.NEAR_DUPLICATE and resolution not in (None, ""):
+        raise validation_error(
+            "A near-duplicate is accepted by merging; leave resolution out.", field="resolution"
+        )
+
+
+def _conflict_pair(actor: Actor, proposal: ReviewProposal) -> tuple[Memory, Memory]:
+    """(new, old) of a conflict, locked; CONFLICT when either was deleted or left the live
+    set since the judge raised them (the answer would be about memories no longer there)."""
+    ids = [str(proposal.detail.get(side) or "") for side in ("new", "old")]
+    try:
+        rows = Memory.objects.select_for_update().filter(owner=actor.user, pk__in=ids)
+        found = {str(memory.pk): memory for memory in rows}
+    except (ValueError, DjangoValidationError):
+        found = {}
+    changed = [pk for pk in ids if pk not in found or found[pk].status not in LIVE_STATUSES]
+    if changed:
+        raise ServiceError(
+            ErrorCode.CONFLICT,
+            "One of these memories was deleted, archived or replaced since this conflict was "
+            "raised; nothing was changed. Dismiss the conflict, or reload Review.",
+            [{"id": proposal.pk, "changed": changed}],
+        )
+    return found[ids[0]], found[ids[1]]
+
+
+def _both_true(actor: Actor, new: Memory, old: Memory) -> None:
+    if new.key is not None and (new.scope_type, new.scope_key, new.key) == (
+        old.scope_type, old.scope_key, old.key,
+    ):  # fmt: skip
+        raise ServiceError(
+            ErrorCode.CONFLICT,
+            f"Both memories hold the key '{new.key}', and a key has one live statement: "
+            "keep the old one or take the new one.",
+            [{"id": str(new.pk)}, {"id": str(old.pk)}],
+        )
+    MemoryLink.objects.filter(
+        Q(from_memory=new, to_memory=old) | Q(from_memory=old, to_memory=new),
+        owner=actor.user, relation__in=(Relation.CONTRADICTS, Relation.SUPERSEDES),
+    ).delete()  # fmt: skip
+    # Made by the owner (no agent): relations' judge never raises this pair again.
+    link = memory_link(actor=actor, from_id=new.pk, to_id=old.pk, relation=Relation.RELATED_TO)
+    if link.created_by_agent:
+        link.created_by_agent = ""
+        link.save(update_fields=["created_by_agent"])
+    if new.held or new.status == Status.DISPUTED:
+        memory_confirm(actor=actor, memory_id=new.pk)
+
+
+def _answer_conflict(actor: Actor, proposal: ReviewProposal, resolution: str) -> ReviewProposal:
+    new, old = _conflict_pair(actor, proposal)
+    if resolution == "keep_old":
+        memory_archive(
+            actor=actor, memory_id=new.pk,
+            reason=f"conflicts with {old.pk}; the owner kept that one in Review",
+        )  # fmt: skip
+    elif resolution == "take_new":
+        # Confirming releases a held memory (and lets it take over its key, if it has one).
+        memory_confirm(actor=actor, memory_id=new.pk)
+        memory_supersede(
+            actor=actor, memory_id=old.pk, superseded_by=new.pk,
+            reason=f"the owner took {new.pk} in its place in Review",
+        )  # fmt: skip
+    else:
+        _both_true(actor, new, old)
+    return _answered(proposal, ProposalStatus.ACCEPTED, resolution=resolution)
+
+
 @transaction.atomic
 def proposal_accept(
     *, actor: Actor, proposal_id, keep=None, resolution: str | None = None
 ) -> ReviewProposal:
     """Owner-only. near_duplicate: merge into `keep` (a memory id of the proposal; default
-    the most trusted). stale: `resolution` "verify" (still true) or "archive".
+    the most trusted). stale: `resolution` "verify" (still true) or "archive". conflict:
+    `resolution` "keep_old", "take_new" or "both_true" (see the module docstring).
 
-    A proposal whose memories are no longer live (fewer than two for a merge, none for a
-    stale one) becomes `obsolete` and nothing else changes. Answering a proposal that was
-    already answered is a CONFLICT. Everything happens in one transaction."""
+    A near-duplicate or stale proposal whose memories are no longer live (fewer than two
+    for a merge, none for a stale one) becomes `obsolete` and nothing else changes; a
+    conflict whose memories changed is a CONFLICT and stays pending. Answering a proposal
+    that was already answered is a CONFLICT. Everything happens in one transaction."""
     proposal = _lock(actor, proposal_id)
     _refuse_answered(proposal)
-    if proposal.kind == ProposalKind.STALE and resolution not in RESOLUTIONS:
-        raise validation_error(
-            "resolution must be verify (still true) or archive.", field="resolution"
-        )
-    if proposal.kind == ProposalKind.NEAR_DUPLICATE and resolution not in (None, ""):
-        raise validation_error(
-            "A near-duplicate is accepted by merging; leave resolution out.", field="resolution"
-        )
+    _refuse_bad_answer(proposal, keep, resolution)
+    if proposal.kind == ProposalKind.CONFLICT:
+        return _answer_conflict(actor, proposal, resolution)
     live = _live(actor, proposal)
     if len(live) < (2 if proposal.kind == ProposalKind.NEAR_DUPLICATE else 1):
         return _answered(proposal, ProposalStatus.OBSOLETE)

@@ -25,7 +25,12 @@ PROJECT = {"scope_type": "project", "scope_key": "github:ada/api"}
 @pytest.fixture
 def near(owner, agent_actor):
     first = remember(Actor.owner(owner), "Use pnpm for this repo", **PROJECT)
-    second = remember(agent_actor, "use pnpm in this repo please", key="package-manager", **PROJECT)
+    second = remember(
+        agent_actor, "The api service has no lockfile", key="package-manager", **PROJECT
+    )
+    # Every write now answers a repeat with the memory it repeats, so near-duplicates come
+    # from rows older than that (or imported): one is given the repeating text directly.
+    Memory.objects.filter(pk=second.pk).update(content="use pnpm in this repo please")
     propose_near_duplicates(deadline=Deadline.after(60))
     proposal = ReviewProposal.objects.get(kind="near_duplicate")
     return proposal, Memory.objects.get(pk=first.pk), Memory.objects.get(pk=second.pk)
