@@ -163,6 +163,9 @@ def test_other_owners_and_held_memories_are_never_compared(owner_actor, agent_ac
         remember(agent_actor, "Use tabs in Go files")
         remember(Actor.owner(other_owner), "Never use tabs in Go files")
         remember(owner_actor, "Deploy on Fridays", trust="confirmed")
+        remember(agent_actor, "Use pnpm for this repo", **project("a"))
+        repeated = remember(agent_actor, "use pnpm in this repo please", **project("a"))
+    Memory.objects.filter(pk=repeated.id).update(held=True)
     # Against the owner's confirmed memory an agent's contradiction is held (disputed).
     held = remember(agent_actor, "Never deploy on Fridays")
     assert Memory.objects.get(pk=held.id).held
@@ -172,6 +175,7 @@ def test_other_owners_and_held_memories_are_never_compared(owner_actor, agent_ac
     report = run()
 
     assert conflicts() == [] and report["conflicts"]["proposed"] == 0
+    assert not ReviewProposal.objects.filter(kind="near_duplicate").exists()
 
 
 def test_vectors_find_a_contradiction_in_the_other_language(agent_actor):
