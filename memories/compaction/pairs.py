@@ -35,7 +35,9 @@ from memories.models import (
 from memories.services.relations import DISPLACING, Judged, _answered_pairs, _propose
 
 
-def review_pairs(*, deadline: Deadline, near_duplicates: bool = True, conflicts: bool = True) -> dict:  # fmt: skip
+def review_pairs(
+    *, deadline: Deadline, near_duplicates: bool = True, conflicts: bool = True
+) -> dict:
     """Judge every candidate pair once and propose what it is. Idempotent (proposals are
     found by key); stops between pairs when the deadline passes."""
     report = {
@@ -63,7 +65,9 @@ def conflict_key(first, second) -> str:
     return f"{ProposalKind.CONFLICT}:{':'.join(sorted([str(first), str(second)]))}"[:200]
 
 
-def _review_owner(owner, deadline: Deadline, report: dict, near_duplicates: bool, conflicts: bool) -> None:  # fmt: skip
+def _review_owner(
+    owner, deadline: Deadline, report: dict, near_duplicates: bool, conflicts: bool
+) -> None:
     store = candidates.load(owner.pk)
     linked = {
         frozenset(pair)
