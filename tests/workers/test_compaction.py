@@ -16,6 +16,7 @@ from memories.models import Memory, MemoryEvent, MemoryLink, ReviewProposal
 from memories.services import memory_archive, memory_confirm
 from memories.tasks import compaction
 from tests.memories.helpers import remember
+from tests.workers.compaction_helpers import before_the_judge
 
 pytestmark = pytest.mark.django_db
 
@@ -68,13 +69,16 @@ def test_a_lone_outdated_fingerprint_is_refreshed_so_later_writes_find_the_dupli
 
 
 def test_near_duplicates_are_proposed_for_review_once_and_never_merged(agent_actor):
-    first = remember(
-        agent_actor, "Use pnpm for this repo", scope_type="project", scope_key="github:a/b"
-    )
-    second = remember(
-        agent_actor, "use pnpm in this repo please", scope_type="project", scope_key="github:a/b"
-    )
-    remember(agent_actor, "Use pnpm in this repo", scope_type="project", scope_key="github:c/d")
+    # A write now returns the memory it repeats; these were written before it did.
+    with before_the_judge():
+        first = remember(
+            agent_actor, "Use pnpm for this repo", scope_type="project", scope_key="github:a/b"
+        )
+        second = remember(
+            agent_actor, "use pnpm in this repo please", scope_type="project",
+            scope_key="github:a/b",
+        )  # fmt: skip
+        remember(agent_actor, "Use pnpm in this repo", scope_type="project", scope_key="github:c/d")
 
     report = run()
     again = run()
@@ -145,8 +149,9 @@ def test_the_full_text_index_is_optimized(agent_actor, settings):
 
 
 def test_the_compaction_task_records_its_run_and_is_skipped_when_repeated(agent_actor):
-    remember(agent_actor, "Use pnpm for this repo")
-    remember(agent_actor, "use pnpm in this repo please")
+    with before_the_judge():
+        remember(agent_actor, "Use pnpm for this repo")
+        remember(agent_actor, "use pnpm in this repo please")
 
     first = compaction.delay().get()
     second = compaction.delay().get()
