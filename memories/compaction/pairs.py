@@ -32,7 +32,7 @@ from memories.models import (
     Relation,
     ReviewProposal,
 )
-from memories.services.relations import DISPLACING, Judged, _answered_pairs, _propose
+from memories.services.relations import DISPLACING, Judged, _propose, answered_pairs
 
 
 def review_pairs(
@@ -81,7 +81,7 @@ def _review_owner(
             "key", flat=True
         )
     )
-    answered = _answered_pairs(Actor.owner(owner))
+    answered = answered_pairs(owner.pk)
     near, conflict = report["near_duplicates"], report["conflicts"]
     scope_of = {pk: scope for scope, members in store.scopes.items() for pk in members}
     for first, second, same_scope in candidates.pairs(store):
@@ -90,7 +90,7 @@ def _review_owner(
         # A pair known to disagree (linked, or raised in any state) is never a duplicate.
         contested = frozenset((first, second)) in linked or conflict_key(first, second) in raised
         want_near = near_duplicates and same_scope and not contested
-        want_conflict = conflicts and not contested and not {first, second} & answered
+        want_conflict = conflicts and not contested and frozenset((first, second)) not in answered
         if not (want_near or want_conflict):
             continue
         near["pairs_compared"] += want_near

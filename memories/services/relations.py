@@ -15,7 +15,7 @@ live memories its writer may read, then `settle` applies their consequences:
 - a duplicate returns the existing memory and records the writer as corroborating it;
 - a refinement is linked to what it refines; a related memory is linked as related.
 
-A pair the owner already answered ("both are true") is never raised again.
+A pair the owner already answered ("both are true") is never raised again (answered_pairs).
 """
 
 from __future__ import annotations
@@ -74,18 +74,13 @@ def assess(
 ) -> list[Judged]:  # fmt: skip
     """The verdicts on the close memories the writer may read, strongest first."""
     found = []
-    answered = _answered_pairs(actor)
     for neighbour in neighbours.find(
         actor, content=content, scope_type=scope_type, scope_key=scope_key, vector=vector,
         exclude=exclude,
     ):  # fmt: skip
         verdict = relation_judge.judge(content, neighbour.memory.content, cosine=neighbour.cosine)
-        if verdict is None:
-            continue
-        if verdict.relation in DISPLACING and neighbour.memory.pk in answered:
-            verdict = relation_judge.Verdict("related", verdict.confidence, (*verdict.signals,
-                                             "the owner answered: both are true"))  # fmt: skip
-        found.append(Judged(neighbour.memory, verdict))
+        if verdict is not None:
+            found.append(Judged(neighbour.memory, verdict))
     order = {"contradicts": 0, "supersedes": 1, "duplicate": 2, "refines": 3, "related": 4}
     found.sort(
         key=lambda item: (order[item.relation], -item.verdict.confidence, str(item.memory.pk))
@@ -93,14 +88,13 @@ def assess(
     return found
 
 
-def _answered_pairs(actor: Actor) -> set:
-    """Memories the owner said may stand beside any other: answered "both are true"."""
-    links = MemoryLink.objects.filter(
-        owner=actor.user, relation=Relation.RELATED_TO, created_by_agent="", to_memory__isnull=False
+def answered_pairs(owner_id) -> set[frozenset]:
+    """Pairs the owner answered "both are true" in Review: never raised again (a new write
+    is a new memory, so only compaction meets an answered pair again)."""
+    proposals = ReviewProposal.objects.filter(
+        owner_id=owner_id, kind=ProposalKind.CONFLICT, detail__resolution="both_true"
     )
-    return set(links.values_list("to_memory_id", flat=True)) | set(
-        links.values_list("from_memory_id", flat=True)
-    )
+    return {frozenset(ids) for ids in proposals.values_list("memory_ids", flat=True)}
 
 
 def duplicate_of(judged: list[Judged], *, key: str | None, scope: tuple[str, str]) -> Judged | None:

@@ -10,6 +10,8 @@ import pytest
 
 from foundation.actors import Actor
 from foundation.errors import ErrorCode
+from foundation.maintenance.runs import Deadline
+from memories.compaction import compaction
 from memories.models import Memory, MemoryEvent, MemoryLink, ReviewProposal
 from memories.services import memory_archive, memory_delete, relations
 from memories.services.proposals import proposal_accept, proposal_dismiss
@@ -85,13 +87,11 @@ def test_both_true_keeps_both_and_the_owners_link_stops_the_pair_being_raised_ag
     assert (new.status, new.held, new.trust) == ("active", False, "confirmed")
     assert old.status == "active"
     assert _links(new, old) == {("related_to", "")}
-    # The judge still sees the contradiction, and reads the owner's answer over it.
-    (judged,) = relations.assess(
-        agent_actor, content=AGENT_TEXT, scope_type=old.scope_type, scope_key=old.scope_key,
-        vector=None, exclude=[new.pk],
-    )  # fmt: skip
-    assert judged.memory.pk == old.pk and judged.relation == "related"
-    assert "the owner answered: both are true" in judged.verdict.signals
+    # The pair is remembered as answered: compaction never raises it again.
+    assert frozenset({str(new.pk), str(old.pk)}) in relations.answered_pairs(owner_actor.user.pk)
+    report = compaction(deadline=Deadline.after(3600))
+    assert report["conflicts"]["proposed"] == 0
+    assert ReviewProposal.objects.filter(kind="conflict", status="pending").count() == 0
 
 
 def test_chinese_conflicts_are_answered_like_any_other(owner_actor, agent_actor):

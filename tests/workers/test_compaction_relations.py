@@ -132,6 +132,11 @@ def test_a_pair_already_linked_or_answered_both_true_is_left_alone(owner, agent_
         owner=owner, from_memory_id=answered_new.id, to_memory_id=answered_old.id,
         relation="related_to", created_by_agent="",  # the owner: "both are true"
     )  # fmt: skip
+    ids = sorted([answered_new.id, answered_old.id])
+    ReviewProposal.objects.create(
+        owner=owner, kind="conflict", key="answered-elsewhere", memory_ids=ids,
+        status="accepted", detail={"resolution": "both_true"},
+    )  # fmt: skip
 
     report = run()
 
