@@ -28,7 +28,7 @@ SAME_LANGUAGE_DUPLICATE = 0.95
 CROSS_LANGUAGE_DUPLICATE = 0.885
 CROSS_LANGUAGE_CLOSE = 0.86
 RELATED_COSINE = 0.9
-CUE_COSINE = 0.9
+CUE_COSINE = 0.86
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def _match(new: sig.Clause, old: sig.Clause) -> _ClauseMatch | None:
     new_only, old_only = new.terms - shared, old.terms - shared
     jaccard = sig.jaccard(new.terms, old.terms)
     covered = len(shared) / min(len(new.terms), len(old.terms))
-    same_claim = (len(shared) >= 2 and (jaccard >= 0.5 or covered >= 0.75)) or jaccard >= 0.6
+    same_claim = (len(shared) >= 2 and (jaccard >= 0.5 or covered >= 0.6)) or jaccard >= 0.6
     rival = 1 <= len(new_only) <= 2 and 1 <= len(old_only) <= 2 and len(shared) >= 1
     if not (same_claim or rival):
         return None
@@ -129,7 +129,7 @@ def judge(new: str, old: str, *, cosine: float | None = None) -> Verdict | None:
     if cue and len(shared) >= 2 and jaccard >= 0.25:
         return Verdict("supersedes", 0.85, tuple(signals))
     if cue and len(shared) >= 2 and (cosine or 0) >= CUE_COSINE:
-        return Verdict("supersedes", 0.6, tuple(signals))  # proposed, never applied alone
+        return Verdict("supersedes", 0.55, tuple(signals))  # proposed, never applied alone
     changed = _new_numbers(new, old, shared, cosine)
     if changed:
         return Verdict("supersedes", 0.65, (*signals, f"new value: {changed}"))
@@ -138,17 +138,14 @@ def judge(new: str, old: str, *, cosine: float | None = None) -> Verdict | None:
         and first.polarity != second.polarity
     ):  # fmt: skip
         return Verdict("contradicts", 0.55, (*signals, "negation"))
-    if sig.numbers(new) != sig.numbers(old):
-        # Other numbers are another fact ("Old fact one" / "Old fact two"), never a repeat.
-        if jaccard >= 0.3 or (cosine or 0) >= RELATED_COSINE:
-            return Verdict("related", 0.5, (*signals, "other numbers"))
-        return None
+    # Other numbers are another fact ("Old fact one" / "Old fact two"), never a repeat.
+    other_numbers = sig.numbers(new) != sig.numbers(old)
     covers_old = len(shared) / len(second.terms) if second.terms else 0.0
     covers_new = len(shared) / len(first.terms) if first.terms else 0.0
     close_vectors = cosine is not None and cosine >= SAME_LANGUAGE_DUPLICATE
     if covers_old >= 0.75 and len(first.terms - shared) >= 2:
         return Verdict("refines", 0.7, (*signals, "adds detail"))
-    if (
+    if not other_numbers and (
         jaccard >= 0.6
         or close_vectors
         or (covers_new >= 0.85 and len(shared) >= 2 and jaccard >= 0.5)
@@ -167,7 +164,8 @@ def _new_numbers(new: str, old: str, shared, cosine) -> str | None:
     before, after = sig.numbers(old), sig.numbers(new)
     if not before or not after or before <= after or len(shared) < 2:
         return None
-    if sig.jaccard(text.analyze(new).terms, text.analyze(old).terms) < 0.4:
+    close = cosine >= 0.88 if cosine is not None else False
+    if not close and sig.jaccard(text.analyze(new).terms, text.analyze(old).terms) < 0.4:
         return None
     if cosine is not None and cosine < CUE_COSINE:
         return None

@@ -23,7 +23,8 @@ from functools import lru_cache
 from memories import text
 
 _CLAUSE_BREAK = re.compile(
-    r"(?<=[.;!?。；！？\n])\s*|\s*[;；，,]\s*(?=\S)|\s+(?:but|however|whereas)\s+", re.I
+    r"(?<=[.;!?。；！？\n])\s*|\s*[;；，,：]\s*(?=\S)|:\s+|\s+[—–-]\s+|\s+(?:but|however|whereas)\s+",
+    re.I,
 )
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 

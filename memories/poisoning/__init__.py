@@ -97,7 +97,7 @@ def _scan(text: str, field: str, depth: int, findings: dict[str, PoisonFinding])
         if _SCRIPT_URL.match(decoded) or (decoded != url.group(0) and _instructions(decoded)):
             found("instruction_link", url.group(0)[:80])
     if depth < _MAX_DEPTH:
-        for decoded in normalize.decoded_segments(visible):
+        for decoded in normalize.decoded_segments(visible, reversed_too=depth == 0):
             inner: dict[str, PoisonFinding] = {}
             _scan(decoded, field, depth + 1, inner)
             if inner:

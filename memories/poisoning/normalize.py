@@ -15,6 +15,7 @@ import base64
 import binascii
 import re
 import unicodedata
+from urllib.parse import unquote_plus
 
 _ZWJ, _VS16, _BOM = "\u200d", "\ufe0f", "\ufeff"
 # Invisible but not of category Cf: grapheme joiner, Hangul fillers, braille blank, selectors.
@@ -170,8 +171,8 @@ def squeeze_spacing(text: str) -> str:
     return _SPACED.sub(lambda match: re.sub(r"\s", "", match.group(0)), text)
 
 
-_LEET_TOKEN = re.compile(r"[A-Za-z0-9$!|+@]*[A-Za-z][A-Za-z0-9$!|+@]*|\b[0134578]{1,3}\b")
-_LEET = {"i": str.maketrans("0134578$!|+@", "oieastbsiita"), "l": str.maketrans("0134578$!|+@", "oleastbslita")}  # fmt: skip
+_LEET_TOKEN = re.compile(r"[A-Za-z0-9$!|+@]*[A-Za-z][A-Za-z0-9$!|+@]*|\b[0134578$]{1,3}\b")
+_LEET = {"i": str.maketrans("0123456789$!|+@", "oireasgtbgsiita"), "l": str.maketrans("0123456789$!|+@", "olreasgtbgslita")}  # fmt: skip
 
 
 _KEPT_AT = "\ue000"  # an e-mail address's own "@", kept while the others read as "a"
@@ -198,11 +199,50 @@ def fold_leet(text: str, one: str = "i") -> str:
     return _LEET_TOKEN.sub(fold, marked).replace(_KEPT_AT, "@")
 
 
+def _strip_accents(text: str) -> str:
+    """Marks over Latin letters dropped ("sétúp", "D̀ail̈y" read as "setup", "Daily"); other
+    scripts keep theirs (Vietnamese aside, nobody writes English with them)."""
+    if text.isascii():
+        return text
+    out = []
+    for char in unicodedata.normalize("NFD", text):
+        if unicodedata.category(char) == "Mn" and out and out[-1].isascii() and out[-1].isalpha():
+            continue
+        out.append(char)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
 def visible(text: str) -> str:
-    """The text as a reader sees it: NFKC, invisible characters gone, look-alikes folded."""
-    return _strip_invisible(unicodedata.normalize("NFKC", _strip_invisible(text))).translate(
-        _CONFUSABLES
-    )
+    """The text as a reader sees it: NFKC, invisible characters gone, look-alikes folded,
+    marks over Latin letters dropped."""
+    seen = _strip_invisible(unicodedata.normalize("NFKC", _strip_invisible(text)))
+    return _strip_accents(seen.translate(_CONFUSABLES))
+
+
+_ROT13 = str.maketrans(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+    "NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm",
+)
+
+
+def rot13(text: str) -> str:
+    return text.translate(_ROT13)
+
+
+# Letters drawn with several characters ("|\\|" for N, "/\\/\\" for M), longest first.
+_LEET_SHAPES = (
+    ("|\\/|", "m"), ("/\\/\\", "m"), ("\\/\\/", "w"), ("|\\|", "n"), ("/\\/", "n"), ("|_|", "u"),
+    ("|-|", "h"), ("/-\\", "a"), ("|<", "k"), ("|)", "d"), ("()", "o"), ("|3", "b"), ("|2", "r"),
+    ("\\/", "v"), ("vv", "w"), ("|_", "l"),
+)  # fmt: skip
+_LEET_SYMBOLS = str.maketrans("€¥†§®©¢£#^°µ", "eytsrcclhaou")
+
+
+def fold_leet_shapes(text: str) -> str:
+    """Multi-character and symbol letters read as letters, for the leet copies only."""
+    for shape, letter in _LEET_SHAPES:
+        text = text.replace(shape, letter)
+    return text.translate(_LEET_SYMBOLS)
 
 
 def classifier_text(text: str) -> str:
@@ -216,12 +256,14 @@ def matching_copies(text: str) -> list[str]:
     """The copies the rules read, most literal first; duplicates dropped."""
     seen = visible(text)
     collapsed = collapse_spacing(seen)
+    shaped = fold_leet_shapes(collapsed)
     copies = [
         seen,
         collapsed,
         squeeze_spacing(seen),
-        fold_leet(collapsed),
-        fold_leet(collapsed, "l"),
+        fold_leet(shaped),
+        fold_leet(shaped, "l"),
+        rot13(collapsed),  # "Vtaber nyy..." is one Caesar shift from an instruction
     ]
     return list(dict.fromkeys(copies))
 
@@ -245,10 +287,42 @@ def unseen_segments(text: str) -> list[str]:
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]{16,}={0,2}")
 
 
-def decoded_segments(text: str) -> list[str]:
-    """Base64-looking blobs (standard or URL-safe, padded or not) that decode to readable
-    text. Hashes, keys and ids decode to bytes that are not text, and are skipped."""
+_HEX_ESCAPES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){6,}")
+_HEX_RUN = re.compile(r"\b(?:[0-9A-Fa-f]{2}[ :]?){12,}")
+
+
+def _readable(decoded: str) -> bool:
+    readable = sum(char.isprintable() or char in "\n\t" for char in decoded)
+    return bool(decoded) and readable / len(decoded) > 0.95 and bool(re.search(r"[^\W\d_]{3}", decoded))
+
+
+def _hex_text(blob: str) -> str | None:
+    digits = re.sub(r"[^0-9A-Fa-f]", "", blob.replace("\\x", ""))
+    if len(digits) % 2:
+        return None
+    try:
+        return bytes.fromhex(digits).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def decoded_segments(text: str, *, reversed_too: bool = True) -> list[str]:
+    """Encoded text a model would decode: base64-looking blobs (standard or URL-safe,
+    padded or not), percent-encoded runs, hex escapes and hex runs, and the whole text
+    reversed — each when it reads as text. Hashes, keys and ids decode to bytes that are
+    not text, and are skipped."""
     found = []
+    if text.count("%") >= 3:
+        decoded = unquote_plus(text)
+        if decoded != text:
+            found.append(decoded)
+    for pattern in (_HEX_ESCAPES, _HEX_RUN):
+        for match in pattern.finditer(text):
+            decoded = _hex_text(match.group(0))
+            if decoded and _readable(decoded):
+                found.append(decoded)
+    if reversed_too and len(text) >= 24:
+        found.append("\n".join(line[::-1] for line in text.splitlines()))  # "snoitcurtsni"
     for match in _BASE64.finditer(text):
         blob = match.group(0).rstrip("=")
         if blob.isalpha() or blob.isdigit():
@@ -259,7 +333,6 @@ def decoded_segments(text: str) -> list[str]:
             decoded = raw.decode("utf-8")
         except (binascii.Error, ValueError):
             continue
-        readable = sum(char.isprintable() or char in "\n\t" for char in decoded)
-        if decoded and readable / len(decoded) > 0.95 and re.search(r"[^\W\d_]{3}", decoded):
+        if _readable(decoded):
             found.append(decoded)
     return found

@@ -46,7 +46,17 @@ OVERRIDE_EN = re.compile(
     rf"|\byour\s+(?:\w+\s+){{0,2}}{_TARGET}(?:\s+\w+){{0,3}}?\s+{_VOIDED}"
     rf"|\b(?:everything|anything|whatever|all)\s+(?:that\s+)?you(?:'ve|\s+were|\s+have\s+been|\s+got)\s+"
     rf"(?:told|given|instructed|taught)\b[^.\n]{{0,40}}?\s{_VOIDED}"
-    r"|\bnew\s+(?:system\s+)?instructions?\s*[:：]",
+    r"|\bnew\s+(?:system\s+)?instructions?\s*[:：]"
+    # Earlier guidance declared a test, or set aside by precedence.
+    rf"|\b(?:{_QUALIFIER}|your|the)\s+(?:\w+\s+)?{_TARGET}\b[^.\n]{{0,30}}?\b(?:were|was)\s+(?:only\s+)?(?:a\s+)?"
+    r"(?:test|drill|mistake|placeholder)s?\b"
+    rf"|\b(?:{_TARGET}|guidance|rules)\s+you\s+were\s+(?:set\s+up|configured|given|started)\s+with\b"
+    r"|\b(?:outrank\w*|takes?\s+precedence\s+over|supersed\w+|overrid\w+|has\s+priority\s+over)\s+"
+    r"(?:your|the)\s+(?:system\s+prompt|system\s+(?:instructions|settings)|user|guidelines|instructions|safety)"
+    r"|\b(?:content|safety|usage)\s+polic(?:y|ies)\s+(?:is|are)\s+(?:suspended|lifted|disabled|off|waived)"
+    r"|\b(?:confirmation|approval|review|safety)\s+(?:step|checks?|checklist)\s+(?:is|are)\s+(?:waived|suspended|not\s+needed)"
+    r"|\bset\s+(?:the\s+)?(?:safety|security)\s+(?:checklist|checks?|rules)\s+aside"
+    r"|\bset\s+aside\s+what\s+the\s+(?:person|user|human)",
     _I,
 )
 _ZH_STOP = r"[^。！？\n]"
@@ -55,6 +65,11 @@ OVERRIDE_ZH = re.compile(
     r"|(?:不要|别|不用|不必|停止|不再)(?:再)?(?:遵守|遵循|服从|执行))"
     rf"{_ZH_STOP}{{0,12}}?(?:之前|以上|上面|前面|先前|此前|上述|以前|原来|原有|原先|你的|系统|所有|全部|一切|收到)"
     rf"{_ZH_STOP}{{0,8}}?(?:指令|指示|提示词|提示|规则|设定|约束|命令|要求|限制|规定)"
+    # "先前给你的指示已经作废", "你之前的设定只是测试，已经撤销", "优先级高于你的系统设定"
+    rf"|(?:给你的|你的|你之前的|先前的|之前的|原来的|原有的){_ZH_STOP}{{0,6}}?(?:指令|指示|设定|规则|要求|提示词)"
+    rf"{_ZH_STOP}{{0,8}}?(?:作废|无效|撤销|失效|取消|不再适用|只是测试|已过期)"
+    r"|(?:优先级)?(?:高于|优先于|覆盖)(?:你的|用户的)?(?:系统设定|系统提示词?|系统指令|用户)"
+    r"|(?:安全检查清单|安全检查|安全规则|确认步骤)(?:先)?(?:放一边|放在一边|跳过|省略|豁免)"
 )
 ROLE_EN = re.compile(
     r"\byou\s+are\s+now\b(?!\s+(?:expected|required|responsible|able|on|at|in|using|working"
@@ -64,6 +79,10 @@ ROLE_EN = re.compile(
     r"|\b(?:imagine|suppose|pretend)\s+(?:that\s+)?you(?:'re|\s+are|\s+were)\s+(?:an?\s+|the\s+)?"
     r"(?:(?:\w+\s+)?(?:ai|assistant|model|bot|llm|chatbot)\b|\w*gpt\b|unrestricted|unfiltered|uncensored|jailbroken|evil)"
     r"|\b(?:act|behave|operate)\s+as\s+\w*gpt\b"
+    r"|\b(?:imagine|suppose|pretend)\s+(?:that\s+)?you(?:'re|\s+are|\s+were)\b[^.\n]{0,60}?"
+    r"\b(?:assistant|bot|model|every\s+permission|full\s+access|admin\s+rights|root|waiver|no\s+(?:limits|rules))\b"
+    r"|\bin\s+character\s*,|\bstay\s+in\s+character\b"
+    r"|\bact\s+as\s+(?:the|a|an)\s+[^.\n]{0,40}?\bwho\s+(?:had|has)\s+(?:full|admin|root|unrestricted)\s+access"
     r"|\b(?:in|into|enter|enters|entering|switch\s+to|activate|enable)\s+(?:an?\s+)?"
     r"(?:unrestricted|unfiltered|uncensored|jailbroken|no-?limits?|no-?rules)\s+mode\b"
     r"|\b(?:you|assistant|ai|model|bot|llm)\b[^.\n]{0,40}?\b(?:with\s+no|without(?:\s+any)?)\s+"
@@ -116,14 +135,19 @@ SYSTEM_FRAMING = re.compile(
 TOOL_CALL = re.compile(
     r"[\"'](?:tool|tool_name|function|function_call|tool_use|recipient_name|action)[\"']\s*:\s*[\"'{]"
     r"[^}]{0,300}?[\"'](?:arguments|parameters|input|args|action_input)[\"']\s*:"
-    r"|[\"']name[\"']\s*:\s*[\"'][^\"']{1,60}[\"']\s*,\s*[\"'](?:arguments|parameters)[\"']\s*:",
+    r"|[\"']name[\"']\s*:\s*[\"'][^\"']{1,60}[\"']\s*,\s*[\"'](?:arguments|parameters)[\"']\s*:"
+    r"|[\"'](?:call|tool|function|action|invoke|run)[\"']\s*:\s*[\"'][\w-]+\.(?:read|post|exec|run|send|write|delete"
+    r"|upload|fetch|get|put)\w*[\"']"
+    r"|[\"'](?:assistant|agent|llm|ai|model)_?(?:instructions?|directives?|notes?|prompt)[\"']\s*:"
+    r"|\b(?:prompt_override|system_prompt|notes_for_agents|agent_instructions|x-llm-note)\b\s*[=:]",
     _I,
 )
 
 _SECRET_EN = (
     r"(?:\.env\b|env\s+file|(?:api|access|secret|private|ssh|signing|auth|aws|deploy)(?:\s+\w+)?[\s_-]*(?:keys?|tokens?)"
     r"|credentials|secrets|passwords?|tokens|cookies|id_rsa|id_ed25519|~/\.ssh\S*|~/\.aws\S*"
-    r"|\.npmrc|\.netrc|\.pypirc|environment\s+variables)"
+    r"|\.npmrc|\.netrc|\.pypirc|environment\s+variables|connection\s+strings?|customer\s+(?:data|export|records)"
+    r"|deploy\s+tokens?|session\s+cookies|refresh\s+tokens|conversation|chat\s+history|system\s+prompt)"
 )
 _SEND_EN = (
     r"\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|copy|paste|share"
@@ -131,7 +155,8 @@ _SEND_EN = (
 )
 _DESTINATION = (
     r"(?:https?://\S+|\b\d{1,3}(?:\.\d{1,3}){3}\b|[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
-    r"|\bwebhook\b|\bpastebin\b|\bgist\b|external\s+server|my\s+server)"
+    r"|\bwebhook\b|\bpastebin\b|\bgist\b|external\s+server|my\s+server"
+    r"|\b(?:into|in)\s+(?:your|the)\s+(?:reply|answer|response|output|next\s+message))"
 )
 EXFILTRATION_EN = re.compile(
     rf"{_SEND_EN}[^\n]{{0,60}}?{_SECRET_EN}[^\n]{{0,60}}?{_DESTINATION}"
@@ -143,12 +168,13 @@ EXFILTRATION_EN = re.compile(
     rf"|\b(?:print|dump|reveal|output|list|collect|gather)\s+(?:out\s+)?(?:all|every|each)\s+(?:the\s+)?(?:{_SECRET_EN}|secret)",
     _I,
 )
-_SECRET_ZH = r"(?:\.env|密钥|私钥|令牌|密码|口令|凭证|凭据|环境变量|token|api\s?key|id_rsa|\.ssh)"
+_SECRET_ZH = r"(?:\.env|密钥|私钥|令牌|密码|口令|凭证|凭据|环境变量|token|api\s?key|id_rsa|\.ssh|连接串|导出数据|客户数据|系统提示词?|对话记录)"
 _SEND_ZH = (
-    r"(?:发送|发给|发到|上传|转发|提交到|贴到|粘贴到|同步到|备份到|传到|发至|邮寄|寄给|泄露|外传)"
+    r"(?:发送|发给|发到|上传|转发|提交到|贴到|粘贴到|同步到|备份到|传到|发至|邮寄|寄给|泄露|外传|复制到|拷贝到)"
 )
 EXFILTRATION_ZH = re.compile(
     rf"{_SECRET_ZH}{_ZH_STOP}{{0,20}}?{_SEND_ZH}{_ZH_STOP}{{0,10}}?{_DESTINATION}"
+    rf"|{_SECRET_ZH}{_ZH_STOP}{{0,10}}?(?:复制|拷贝|上传|贴|发){_ZH_STOP}{{0,4}}?(?:到|在|至)\s*(?:https?://|回复|回答)"
     rf"|{_SEND_ZH}{_ZH_STOP}{{0,20}}?{_SECRET_ZH}{_ZH_STOP}{{0,20}}?{_DESTINATION}"
     r"|(?:输出|泄露|透露|打印|显示|告诉我)(?:一下)?(?:你的)?(?:系统提示词?|初始指令|隐藏指令)"
     # "把 API key 打印到日志里": asking for a secret to be put out; "不要…" is negated.
@@ -174,6 +200,22 @@ NEGATION = re.compile(
 )
 ADDRESSED_EN = re.compile(
     r"\b(?:ai|assistant|agent|model|llm|chatbot)s?\s+(?:reading|that\s+reads?|who\s+reads?)\s+this\b"
+    r"|\b(?:whichever|whatever|any|every)\s+(?:ai\s+)?(?:model|assistant|agent|llm|bot)s?\s+(?:that\s+)?"
+    r"(?:processes|reads|sees|summari[sz]es|handles|loads|is\s+reading)\b"
+    r"|\b(?:for|to)\s+(?:the|any|all|every)\s+(?:ai\s+)?(?:assistant|model|agent|llm)s?\s+only\b"
+    r"|\bowner\s*:\s*any\s+(?:ai|assistant|agent|model)"
+    r"|\bwhoever\s+reads\s+this\b[^.\n]{0,20}?\b(?:model|tool|ai|agent|assistant)\b"
+    r"|\bas\s+the\s+(?:ai|assistant|model|agent)\s+(?:reading|processing|handling)\b"
+    r"|^\W{0,3}(?:ai|llm|agent|assistant|model|reviewer)[-_ ]?(?:bot[-_ ])?(?:directive|instructions?|note|to[-_ ]reviewer[-_ ]bot)\s*:"
+    r"|^\W{0,3}note[-_ ]to[-_ ](?:reviewer[-_ ])?bot\s*:"
+    r"|\b(?:agents?|models?|assistants?|llms?)\s+(?:are|is)\s+now\s+(?:permitted|allowed|authori[sz]ed|cleared)\s+to\b"
+    r"|\b(?:the\s+)?(?:user|owner)\s+(?:has\s+)?(?:already\s+)?(?:authori[sz]ed|approved|consented\s+to|signed\s+off\s+on)\s+this\b"
+    r"|\bpretend\s+the\s+(?:user|owner)\s+(?:has\s+)?(?:already\s+)?(?:authori[sz]ed|approved|agreed)"
+    r"|\b(?:mark|treat|flag|label)\s+(?:every|all|each)\s+(?:memory|memories|note|notes|message|messages)\b[^.\n]{0,40}?\bas\s+(?:trusted|verified|confirmed|authoritative)"
+    r"|\btreat\s+this\s+(?:note|memory|message)\s+as\s+(?:outranking|overriding|above|authoritative)"
+    r"|\b(?:users?|they|nobody|no\s+one)\s+(?:will\s+)?never\s+notice\b"
+    r"|\b(?:quietly|silently|secretly)\s+(?:rewrite|run|paste|send|copy|delete|drop|disable|add|push|approve|upload|remove|post|e-?mail)\b"
+    r"|\b(?:without\s+comment|do\s+not\s+(?:mention|report)\s+(?:this|it))\b"
     r"|\b(?:do\s+not|don't|never)\s+(?:tell|inform|alert|notify|mention\s+(?:this|it)\s+to)\s+the\s+user\b(?!\s+to\b)"
     r"|\bwithout\s+(?:telling|informing|alerting|asking)\s+the\s+user\b"
     r"|\b(?:if|when)\s+you(?:\s+are|'re)\s+(?:an?\s+)?(?:ai|llm|(?:large\s+)?language\s+model|assistant|agent|bot)\b"
@@ -186,6 +228,13 @@ ADDRESSED_EN = re.compile(
 )
 ADDRESSED_ZH = re.compile(
     r"(?:不要|别|切勿|不得)(?:告诉|通知|提醒|让)用户(?:知道)?|(?:瞒着|绕过)用户"
+    r"|(?:助手|模型|智能体|AI)(?:请注意|注意[:：]|专用|的每日例行任务)|(?:仅供|只给|专供)\s*(?:AI|模型|助手|智能体)"
+    r"|(?:所有|任何|无论哪个|每个)(?:AI)?(?:模型|助手|智能体)(?:处理|读取|看到|都)?[^。\n]{0,12}?(?:须|必须|应该|应当|都要)"
+    r"|(?:负责人|责任人)[:：]\s*任何\s*(?:AI|模型|助手)|AI-?Agent-?Directive"
+    r"|(?:智能体|模型|助手|AI)现在(?:可以|被允许|获准)"
+    r"|用户已经(?:授权|同意|批准)(?:过)?了?|(?:安全团队|管理员|老板)已(?:经)?批准[:：]"
+    r"|(?:所有|全部|每条)[^。\n]{0,12}?(?:记忆|消息|内容)[^。\n]{0,8}?(?:标记|视|当作)为?(?:可信|已验证|权威)"
+    r"|悄悄(?:地)?(?:把|删除|执行|运行|推送|关闭|上传|复制|改写|添加)"
     r"|作为\s*(?:AI|人工智能|助手|模型|智能体)|(?:给|致)?(?:读到|看到)这(?:条|段)(?:记忆|内容|消息|话)?的(?:AI|模型|助手|智能体)",
     re.IGNORECASE,
 )
