@@ -8,7 +8,7 @@ of the generated `tuned`, `development` and `heldout` splits (tests/fixtures/poi
 plus ordinary text not written from templates: the retrieval corpus's memories and queries
 (tests/fixtures/retrieval/) and the paragraphs of docs/ (except security.md and
 injection.md, which quote attacks). The `heldout` split was held out at first and is
-trained on since; the `fresh` split never may be: it is the measure taken after tuning. Trained on templates alone, the
+trained on since; the `fresh` and `fresh2` splits never may be: they are the measure taken after tuning. Trained on templates alone, the
 model learnt their style: at 0.5 it flagged 16% of the hand-written ordinary memories and
 most docstrings and questions it was shown. The hand-written ordinary memories
 (ordinary.jsonl, holdout_ordinary.jsonl), never trained on, then calibrate the threshold:
@@ -40,7 +40,10 @@ from memories.poisoning import classifier, normalize  # noqa: E402
 from tests.fixtures.poisoning.generate import attacks, ordinary  # noqa: E402
 
 TRAINING_SPLITS = ("tuned", "development", "heldout")
-NEVER_TRAINED_ON = ("fresh",)  # measured after tuning; training on it would void the measure
+NEVER_TRAINED_ON = (
+    "fresh",
+    "fresh2",
+)  # measured after tuning; training on it would void the measure
 L2, STEPS, RATE = 1e-3, 3000, 1.0
 
 
