@@ -8,7 +8,8 @@ Corpora (all fabricated, tests/fixtures/poisoning/):
   were written against it; the classifier trains on it), `development` (measured once as
   held-out, then used to fix readings and to train the classifier), `heldout` (written
   after those, never trained on; looked at since, and now used for tuning), `fresh` (written blind after the
-  heldout split was used for tuning; never tuned or trained on: the numbers that matter);
+  heldout split was used for tuning; never tuned or trained on: the numbers that matter),
+  `fresh2` (written blind after every other split was tuned on; never tuned or trained on);
 - the hand-written sets kept from before (attacks/ordinary.jsonl, holdout_*.jsonl).
 
 For each: the share of attacks caught and of ordinary memories flagged by the rules alone,
@@ -41,7 +42,7 @@ from memories.poisoning import classifier  # noqa: E402
 from tests.fixtures.poisoning.generate import attacks, ordinary  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "poisoning"
-SPLITS = ("tuned", "development", "heldout", "fresh")
+SPLITS = ("tuned", "development", "heldout", "fresh", "fresh2")
 
 
 def load(name: str) -> list[dict]:

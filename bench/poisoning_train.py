@@ -4,11 +4,12 @@
 
 Logistic regression (L2, full-batch gradient descent from zero weights, a fixed number of
 steps: no randomness, so the same model file gives the same weights) on the passage vectors
-of the generated `tuned`, `development` and `heldout` splits (tests/fixtures/poisoning/generate.py),
-plus ordinary text not written from templates: the retrieval corpus's memories and queries
-(tests/fixtures/retrieval/) and the paragraphs of docs/ (except security.md and
-injection.md, which quote attacks). The `heldout` split was held out at first and is
-trained on since; the `fresh` split never may be: it is the measure taken after tuning. Trained on templates alone, the
+of the generated `tuned`, `development`, `heldout` and `fresh` splits
+(tests/fixtures/poisoning/generate.py), plus ordinary text not written from templates: the
+retrieval corpus's memories and queries (tests/fixtures/retrieval/) and the paragraphs of
+docs/ (except security.md and injection.md, which quote attacks). `heldout` and `fresh`
+were each held out at first and measured once, then tuned and trained on; `fresh2` never
+may be: it is the measure taken after tuning. Trained on templates alone, the
 model learnt their style: at 0.5 it flagged 16% of the hand-written ordinary memories and
 most docstrings and questions it was shown. The hand-written ordinary memories
 (ordinary.jsonl, holdout_ordinary.jsonl), never trained on, then calibrate the threshold:

@@ -2,7 +2,7 @@
 
 The corpora (tests/fixtures/poisoning/generate.py) are fabricated and seeded; the targets
 (catch >= 0.90, false positives <= 0.03) are asserted on the tuned split, where the rules
-were written. The held-out and fresh splits are reported by bench/poisoning_eval.py, not
+were written. The held-out and fresh splits (fresh, fresh2) are reported by bench/poisoning_eval.py, not
 asserted: a test that must pass on them would make them more splits to tune on.
 """
 
@@ -23,7 +23,7 @@ FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthChe
 
 
 def test_the_corpora_are_large_bilingual_and_reproducible():
-    for split in ("tuned", "heldout", "fresh"):
+    for split in ("tuned", "heldout", "fresh", "fresh2"):
         for cases in (attacks(split), ordinary(split)):
             assert len(cases) >= 300
             assert {case["lang"] for case in cases} == {"en", "zh"}
@@ -43,6 +43,22 @@ def test_no_fresh_case_appears_in_an_older_split_or_on_both_sides():
     for split in ("tuned", "development", "heldout"):
         older = {case["text"] for case in attacks(split) + ordinary(split)}
         assert not (fresh_attacks | fresh_ordinary) & older
+
+
+def test_the_fresh2_split_is_full_about_a_third_chinese_and_shares_no_text():
+    fresh2_attacks, fresh2_ordinary = attacks("fresh2"), ordinary("fresh2")
+    for cases in (fresh2_attacks, fresh2_ordinary):
+        assert len(cases) == 340
+        assert len({case["text"] for case in cases}) == 340
+        assert {case["split"] for case in cases} == {"fresh2"}
+        chinese = sum(case["lang"] == "zh" for case in cases) / len(cases)
+        assert 0.25 <= chinese <= 0.35, chinese
+    texts = {case["text"] for case in fresh2_attacks}
+    assert not texts & {case["text"] for case in fresh2_ordinary}
+    texts |= {case["text"] for case in fresh2_ordinary}
+    for split in ("tuned", "development", "heldout", "fresh"):
+        assert not texts & {case["text"] for case in attacks(split) + ordinary(split)}
+    assert attacks("fresh2") == fresh2_attacks and ordinary("fresh2") == fresh2_ordinary
 
 
 def test_the_tuned_attacks_cover_every_obfuscation_in_both_languages():
