@@ -17,6 +17,7 @@ from ninja.responses import Status as Reply
 
 from foundation.ninja_door import READ_ERRORS, WRITE_ERRORS, refuse_unknown_parameters
 from memories import retrieval, services
+from memories.api.receipts import RememberOut
 from memories.api.schemas import (
     BootstrapOut,
     BootstrapParams,
@@ -36,7 +37,6 @@ from memories.api.schemas import (
     RecallOut,
     RecallParams,
     RememberIn,
-    RememberOut,
 )
 from memories.selectors import memory_get, memory_history
 from memories.shapes import event_shape, link_shape, memory_shape

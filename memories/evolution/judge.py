@@ -106,7 +106,7 @@ def judge(new: str, old: str, *, cosine: float | None = None) -> Verdict | None:
     shared = first.terms & second.terms
     jaccard = sig.jaccard(first.terms, second.terms)
     cue = sig.change_cue(new)
-    cue = cue if cue and not sig.change_cue(old) else None
+    cue = cue if cue and not sig.change_cue(old) and not sig.arrived(new, second.terms) else None
     signals = [f"terms shared: {len(shared)}/{len(first.terms | second.terms)}"]
     if cosine is not None:
         signals.append(f"cosine {cosine:.2f}")
@@ -142,7 +142,12 @@ def judge(new: str, old: str, *, cosine: float | None = None) -> Verdict | None:
     other_numbers = sig.numbers(new) != sig.numbers(old)
     covers_old = len(shared) / len(second.terms) if second.terms else 0.0
     covers_new = len(shared) / len(first.terms) if first.terms else 0.0
-    close_vectors = cosine is not None and cosine >= SAME_LANGUAGE_DUPLICATE
+    # Close vectors make a repeat only with words to back them: "configaxyz is a setting"
+    # and "configbxyz is a setting" sit at 0.97 and are two settings.
+    close_vectors = (
+        cosine is not None and cosine >= SAME_LANGUAGE_DUPLICATE
+        and (jaccard >= 0.4 or covers_old == 1.0 or covers_new == 1.0)
+    )  # fmt: skip
     if covers_old >= 0.75 and len(first.terms - shared) >= 2:
         return Verdict("refines", 0.7, (*signals, "adds detail"))
     if not other_numbers and (
@@ -161,7 +166,7 @@ def judge(new: str, old: str, *, cosine: float | None = None) -> Verdict | None:
 def _new_numbers(new: str, old: str, shared, cosine) -> str | None:
     """The same setting with another number (a version, port, time, limit): "Node 18" and
     "Node 20 (setup-node@v4)"."""
-    before, after = sig.numbers(old), sig.numbers(new)
+    before, after = set(sig.numbers(old)), set(sig.numbers(new))
     if not before or not after or before <= after or len(shared) < 2:
         return None
     close = cosine >= 0.88 if cosine is not None else False

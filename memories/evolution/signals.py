@@ -121,10 +121,11 @@ _NUMBER_WORDS = re.compile(
 )
 
 
-def numbers(statement: str) -> frozenset[str]:
-    """The numbers a statement gives (versions, ports, times, limits), as written, and
-    the number words ("two", "second", 三)."""
-    return frozenset(_NUMBER.findall(statement)) | frozenset(
+def numbers(statement: str) -> tuple[str, ...]:
+    """The numbers a statement gives (versions, ports, times, limits), as written and in
+    order ("writer 0, step 1" is not "writer 1, step 0"), then the number words ("two",
+    "second", 三)."""
+    return tuple(_NUMBER.findall(statement)) + tuple(
         word.casefold() for word in _NUMBER_WORDS.findall(statement)
     )
 
@@ -132,6 +133,23 @@ def numbers(statement: str) -> frozenset[str]:
 def change_cue(statement: str) -> str | None:
     match = CHANGE_CUES_EN.search(statement) or CHANGE_CUES_ZH.search(statement)
     return match.group(0).strip() if match else None
+
+
+_MOVED_TO = re.compile(
+    r"\b(?:moved|switched|changed|migrated|upgraded|bumped|ported|went)\s+(?:\w+\s+){0,4}?(?:to|over\s+to)\s+(\S+)"
+    r"|(?:改用|改为|改成|改到|换成|换为|换到|迁移到|切换到|升级到)\s*(\S{1,12})",
+    re.I,
+)
+
+
+def arrived(statement: str, old_terms: frozenset[str]) -> bool:
+    """The change the statement tells of ends where the old statement already is ("moved
+    the refresh to Sundays" beside "refreshed every Sunday night"): it agrees with it."""
+    for match in _MOVED_TO.finditer(statement):
+        target = match.group(1) or match.group(2) or ""
+        if text.analyze(target).terms & old_terms:
+            return True
+    return False
 
 
 def has_condition(statement: str) -> bool:

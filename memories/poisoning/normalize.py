@@ -293,7 +293,11 @@ _HEX_RUN = re.compile(r"\b(?:[0-9A-Fa-f]{2}[ :]?){12,}")
 
 def _readable(decoded: str) -> bool:
     readable = sum(char.isprintable() or char in "\n\t" for char in decoded)
-    return bool(decoded) and readable / len(decoded) > 0.95 and bool(re.search(r"[^\W\d_]{3}", decoded))
+    return (
+        bool(decoded)
+        and readable / len(decoded) > 0.95
+        and bool(re.search(r"[^\W\d_]{3}", decoded))
+    )
 
 
 def _hex_text(blob: str) -> str | None:

@@ -169,9 +169,7 @@ EXFILTRATION_EN = re.compile(
     _I,
 )
 _SECRET_ZH = r"(?:\.env|密钥|私钥|令牌|密码|口令|凭证|凭据|环境变量|token|api\s?key|id_rsa|\.ssh|连接串|导出数据|客户数据|系统提示词?|对话记录)"
-_SEND_ZH = (
-    r"(?:发送|发给|发到|上传|转发|提交到|贴到|粘贴到|同步到|备份到|传到|发至|邮寄|寄给|泄露|外传|复制到|拷贝到)"
-)
+_SEND_ZH = r"(?:发送|发给|发到|上传|转发|提交到|贴到|粘贴到|同步到|备份到|传到|发至|邮寄|寄给|泄露|外传|复制到|拷贝到)"
 EXFILTRATION_ZH = re.compile(
     rf"{_SECRET_ZH}{_ZH_STOP}{{0,20}}?{_SEND_ZH}{_ZH_STOP}{{0,10}}?{_DESTINATION}"
     rf"|{_SECRET_ZH}{_ZH_STOP}{{0,10}}?(?:复制|拷贝|上传|贴|发){_ZH_STOP}{{0,4}}?(?:到|在|至)\s*(?:https?://|回复|回答)"

@@ -70,15 +70,20 @@ class Judged:
 
 def assess(
     actor: Actor, *, content: str, scope_type: str, scope_key: str,
-    vector: StatementVector | None, exclude=(),
+    vector: StatementVector | None, exclude=(), episodic: bool = False,
 ) -> list[Judged]:  # fmt: skip
-    """The verdicts on the close memories the writer may read, strongest first."""
+    """The verdicts on the close memories the writer may read, strongest first. An episode
+    (a checkpoint's summary, an event) says what happened, not what holds now: it never
+    contradicts or replaces a statement, it relates to it."""
     found = []
     for neighbour in neighbours.find(
         actor, content=content, scope_type=scope_type, scope_key=scope_key, vector=vector,
         exclude=exclude,
     ):  # fmt: skip
         verdict = relation_judge.judge(content, neighbour.memory.content, cosine=neighbour.cosine)
+        if verdict is not None and episodic and verdict.relation != "related":
+            verdict = relation_judge.Verdict("related", verdict.confidence,
+                                             (*verdict.signals, "an episode"))  # fmt: skip
         if verdict is not None:
             found.append(Judged(neighbour.memory, verdict))
     order = {"contradicts": 0, "supersedes": 1, "duplicate": 2, "refines": 3, "related": 4}
@@ -97,7 +102,9 @@ def answered_pairs(owner_id) -> set[frozenset]:
     return {frozenset(ids) for ids in proposals.values_list("memory_ids", flat=True)}
 
 
-def duplicate_of(judged: list[Judged], *, key: str | None, scope: tuple[str, str]) -> Judged | None:
+def duplicate_of(
+    judged: list[Judged], *, key: str | None, scope: tuple[str, str], visibility: str
+) -> Judged | None:
     """The memory of the same scope a write repeats, when it says nothing that one does not
     (the same statement written for one project beside a global one is that project's own:
     it is linked as a duplicate instead)."""
@@ -106,6 +113,7 @@ def duplicate_of(judged: list[Judged], *, key: str | None, scope: tuple[str, str
         if (
             item.relation == "duplicate"
             and (memory.scope_type, memory.scope_key) == scope
+            and memory.visibility == visibility  # a private note is never folded into a shared one
             and memory.key == key  # a keyed write wants its key: never folded into another
         ):
             return item

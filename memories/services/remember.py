@@ -248,12 +248,16 @@ def _write(actor: Actor, request: RememberRequest, idempotency_key: str, vector)
     judged = relations.assess(
         actor, content=request.content, scope_type=request.scope_type,
         scope_key=request.scope_key, vector=vector, exclude=[current.pk] if current else [],
+        episodic=request.type == MemoryType.EPISODIC,
     )  # fmt: skip
     repeated = (
         None
         if current
         else relations.duplicate_of(
-            judged, key=request.key, scope=(request.scope_type, request.scope_key)
+            judged,
+            key=request.key,
+            scope=(request.scope_type, request.scope_key),
+            visibility=request.visibility,
         )
     )
     if repeated is not None and TRUST_RANK[repeated.memory.trust] >= TRUST_RANK[request.trust]:

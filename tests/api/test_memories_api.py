@@ -38,6 +38,8 @@ def test_remember_creates_a_memory_and_answers_201_with_the_receipt(api, agent_t
         "similar",
         "contradictions",
         "quarantine",
+        "relations",
+        "stands",
     }
     assert (
         receipt["version"] == 1 and receipt["trust"] == "inferred" and receipt["status"] == "active"

@@ -27,7 +27,7 @@ def test_questions_in_other_words_find_memories_through_the_semantic_channel_off
     money = remember(owner_actor, "金额一律用 int64 存储，单位是分；禁止用浮点数表示金额。")
     pnpm = remember(owner_actor, "Use pnpm, never npm, to install the web app's packages.")
     remember(owner_actor, "Catalog responses are kept in Redis for ten minutes before they expire.")
-    assert backfill(owner=owner) == 3
+    assert backfill(owner=owner) == 0  # embedded as they were written
 
     # Other words than the memories they need, in Chinese and in English.
     for query, wanted in (
