@@ -90,7 +90,9 @@ def _review_owner(
         # A pair known to disagree (linked, or raised in any state) is never a duplicate.
         contested = frozenset((first, second)) in linked or conflict_key(first, second) in raised
         want_near = near_duplicates and same_scope and not contested
-        want_conflict = conflicts and not contested and frozenset((first, second)) not in answered
+        want_conflict = (
+            conflicts and not contested and frozenset((str(first), str(second))) not in answered
+        )
         if not (want_near or want_conflict):
             continue
         near["pairs_compared"] += want_near

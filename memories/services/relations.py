@@ -99,7 +99,7 @@ def answered_pairs(owner_id) -> set[frozenset]:
     proposals = ReviewProposal.objects.filter(
         owner_id=owner_id, kind=ProposalKind.CONFLICT, detail__resolution="both_true"
     )
-    return {frozenset(ids) for ids in proposals.values_list("memory_ids", flat=True)}
+    return {frozenset(map(str, ids)) for ids in proposals.values_list("memory_ids", flat=True)}
 
 
 def duplicate_of(
