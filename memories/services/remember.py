@@ -130,6 +130,10 @@ def memory_remember(
     vector = statement_vector(
         statement_text(request.content, request.retrieval_hints, request.tags)
     )
+    opinions = relations.model_opinions(
+        actor, content=request.content, scope_type=request.scope_type,
+        scope_key=request.scope_key, vector=vector,
+    )  # fmt: skip
     for attempt in range(WRITE_ATTEMPTS):
         try:
             with transaction.atomic():
@@ -138,7 +142,9 @@ def memory_remember(
                     key=idempotency_key,
                     operation="remember",
                     request_digest=request.digest(),
-                    perform=lambda: _write(actor, request, idempotency_key or "", vector).as_dict(),
+                    perform=lambda: _write(
+                        actor, request, idempotency_key or "", vector, opinions
+                    ).as_dict(),
                 )
             return RememberReceipt.from_dict(receipt)
         except IntegrityError:
@@ -207,7 +213,9 @@ def _validated(actor: Actor, **fields) -> RememberRequest:
     )  # fmt: skip
 
 
-def _write(actor: Actor, request: RememberRequest, idempotency_key: str, vector) -> RememberReceipt:
+def _write(
+    actor: Actor, request: RememberRequest, idempotency_key: str, vector, opinions
+) -> RememberReceipt:
     # Lock order, always: key, then fingerprint, then rows.
     current, hidden = None, []
     if request.key is not None:
@@ -248,7 +256,7 @@ def _write(actor: Actor, request: RememberRequest, idempotency_key: str, vector)
     judged = relations.assess(
         actor, content=request.content, scope_type=request.scope_type,
         scope_key=request.scope_key, vector=vector, exclude=[current.pk] if current else [],
-        episodic=request.type == MemoryType.EPISODIC,
+        episodic=request.type == MemoryType.EPISODIC, opinions=opinions,
     )  # fmt: skip
     repeated = (
         None
