@@ -123,7 +123,9 @@ def judge(new: str, old: str, *, cosine: float | None = None) -> Verdict | None:
             return Verdict("supersedes", 0.85, tuple(signals))
         return Verdict("contradicts", 0.8 + 0.15 * match.score, tuple(signals))
     rivals = match is not None and bool(match.new_only) and bool(match.old_only)
-    if rivals and jaccard < 0.75:
+    # A rival in one clause speaks for the whole only when the wholes are close ("ORB-412
+    # plan: …" and "ORB-412 watch-out: …" share a label, not a claim).
+    if rivals and 0.25 <= jaccard < 0.75:
         rival = _rival(match, new, old, cue, signals)
         if rival is not None:
             return rival

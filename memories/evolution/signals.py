@@ -37,7 +37,7 @@ CHANGE_CUES_EN = re.compile(
     r"|\bno\s+more\b|\bnow\b"
     r"|as\s+of\s+(?:\w+\s*){1,3}|used\s+to\b|previously|formerly|now\s+(?:we\s+)?(?:use|uses|using|run|runs"
     r"|is|are|lives?|goes|point|points|listens?|requires?|prefer)|(?:is|are)\s+now\b|new\s+(?:default|value|port"
-    r"|path|owner|version|schedule)\b|the\s+old\b|was\s+moved|has\s+moved|have\s+moved|now\s+on\b)",
+    r"|path|owner|version|schedule)\b|was\s+moved|has\s+moved|have\s+moved|now\s+on\b)",
     re.I,
 )
 CHANGE_CUES_ZH = re.compile(
