@@ -28,6 +28,7 @@ SAME_LANGUAGE_DUPLICATE = 0.95
 CROSS_LANGUAGE_DUPLICATE = 0.885
 CROSS_LANGUAGE_CLOSE = 0.86
 RELATED_COSINE = 0.9
+SURE_DUPLICATE = 0.85  # a write is answered with the memory it repeats from here
 CUE_COSINE = 0.86
 
 
@@ -145,26 +146,20 @@ def judge(new: str, old: str, *, cosine: float | None = None) -> Verdict | None:
     other_numbers = sig.numbers(new) != sig.numbers(old)
     covers_old = len(shared) / len(second.terms) if second.terms else 0.0
     covers_new = len(shared) / len(first.terms) if first.terms else 0.0
-    # Close vectors make a repeat only with words to back them: "configaxyz is a setting"
-    # and "configbxyz is a setting" sit at 0.97 and are two settings.
-    close_vectors = (
-        cosine is not None and cosine >= SAME_LANGUAGE_DUPLICATE
-        and (jaccard >= 0.4 or covers_old == 1.0 or covers_new == 1.0)
-    )  # fmt: skip
     if covers_old >= 0.75 and len(first.terms - shared) >= 2:
         return Verdict("refines", 0.7, (*signals, "adds detail"))
-    # One claim with another word in one place ("tabs" / "spaces") is no repeat either.
-    one_word_apart = rivals and len(match.new_only) <= 2 and len(match.old_only) <= 2
-    if (
-        not other_numbers
-        and not (one_word_apart and not close_vectors)
-        and (
-            jaccard >= 0.6
-            or close_vectors
-            or (covers_new >= 0.85 and len(shared) >= 2 and jaccard >= 0.5)
-        )
-    ):
-        return Verdict("duplicate", max(jaccard, cosine or 0.0), tuple(signals))
+    close_vectors = cosine is not None and cosine >= SAME_LANGUAGE_DUPLICATE
+    if jaccard >= 0.6 or close_vectors or (covers_new >= 0.85 and len(shared) >= 2):
+        # Sure enough to answer a write with the existing memory only with words to back
+        # the vectors ("configaxyz is a setting" and "configbxyz is a setting" sit at 0.97),
+        # the same numbers ("Old fact one" / "Old fact two"), and no other word in one
+        # place ("tabs" / "spaces"); otherwise a possible repeat, linked but written.
+        one_word_apart = rivals and len(match.new_only) <= 2 and len(match.old_only) <= 2
+        backed = jaccard >= 0.4 or covers_old == 1.0 or covers_new == 1.0
+        sure = not other_numbers and not one_word_apart and (jaccard >= 0.6 or backed)
+        if sure:
+            return Verdict("duplicate", max(SURE_DUPLICATE, jaccard, cosine or 0.0), tuple(signals))
+        return Verdict("duplicate", 0.6, (*signals, "possible repeat"))
     if covers_old >= 0.75 and sig.has_condition(new) and not sig.has_condition(old):
         return Verdict("refines", 0.6, (*signals, "adds a condition"))
     if jaccard >= 0.3 or (cosine is not None and cosine >= RELATED_COSINE):

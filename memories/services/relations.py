@@ -136,6 +136,7 @@ def duplicate_of(
         memory = item.memory
         if (
             item.relation == "duplicate"
+            and item.verdict.confidence >= relation_judge.SURE_DUPLICATE
             and (memory.scope_type, memory.scope_key) == scope
             and memory.visibility == visibility  # a private note is never folded into a shared one
             and memory.key == key  # a keyed write wants its key: never folded into another
