@@ -222,3 +222,27 @@ def _propose(actor: Actor, new: Memory, old: Memory, item: Judged) -> None:
                        "signals": list(item.verdict.signals), "writer": actor.label},
         },
     )  # fmt: skip
+
+
+IMPORT_JUDGED = 500  # imported memories judged at import time; compaction judges the rest
+
+
+def raise_for_imported(owner, memories: list[Memory]) -> int:
+    """A package merged into a store: each imported live statement is judged against the
+    memories that were there before it, and what it contradicts or replaces is linked and
+    raised in Review. Nothing changes status: the owner imported it and decides. Returns
+    how many pairs were raised."""
+    actor = Actor.owner(owner)
+    imported = {memory.pk for memory in memories}
+    raised = 0
+    live = [m for m in memories if m.status == Status.ACTIVE and not m.held]
+    for memory in live[:IMPORT_JUDGED]:
+        for item in assess(
+            actor, content=memory.content, scope_type=memory.scope_type,
+            scope_key=memory.scope_key, vector=None, exclude=imported,
+        ):  # fmt: skip
+            if item.relation in DISPLACING:
+                _link(actor, memory, item.memory, LINK_FOR[item.relation])
+                _propose(actor, memory, item.memory, item)
+                raised += 1
+    return raised

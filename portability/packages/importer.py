@@ -31,6 +31,7 @@ from memories.models import (
     Relation,
     Status,
 )
+from memories.services import relations
 from memories.services.common import serialize_writers
 from memories.services.follow_up import memories_follow_up
 from portability.packages.format import MAX_PACKAGE_BYTES
@@ -52,6 +53,9 @@ class ImportReport:
     conflicting: list = field(default_factory=list)  # [{"id", "key", "existing_id"}]
     skipped_events: int = 0
     new_ids: int = 0
+    # Merge: pairs of an imported memory and one already there that cannot both be true,
+    # linked and raised in Review by the relation judge (memories.services.relations).
+    raised_for_review: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -330,6 +334,8 @@ class _Plan:
                 )
             )
         MemoryLink.objects.bulk_create(links, batch_size=CHUNK)
+        if self.merge:
+            self.report.raised_for_review = relations.raise_for_imported(self.owner, memories)
         # A conflicting memory's own history says why it is disputed.
         by_id = {memory.pk: memory for memory in memories}
         MemoryEvent.objects.bulk_create([

@@ -17,7 +17,7 @@ from handoff.services import handoff_resume
 from memories import retrieval, text
 from memories.embeddings import index as vector_index
 from memories.embeddings.models import MemoryVector
-from memories.models import Memory, MemoryEvent, MemoryLink
+from memories.models import Memory, MemoryEvent, MemoryLink, ReviewProposal
 from memories.services import memory_remember
 from portability.packages import FILES, MANIFEST, package_export, package_import
 from portability.packages.format import FORMAT, FORMAT_VERSION, RECORD_FIELDS, sha256
@@ -477,3 +477,25 @@ def remember_held(owner_actor) -> Memory:
     memory = Memory.objects.get(pk=receipt.id)
     assert memory.held
     return memory
+
+
+def test_a_merged_package_that_contradicts_what_is_there_is_raised_never_applied(
+    owner_actor, newcomer, tmp_path
+):
+    memory_remember(actor=owner_actor, content="Never squash-merge pull requests in the app.",
+                    kind="decision", scope_type="project", scope_key="github:ada/app")  # fmt: skip
+    folder = export_dir(owner_actor, tmp_path)
+    mine = memory_remember(actor=newcomer, content="Always squash-merge pull requests in the app.",
+                           kind="decision", scope_type="project", scope_key="github:ada/app",
+                           trust="confirmed")  # fmt: skip
+
+    report = package_import(actor=newcomer, source=folder, merge=True)
+
+    assert report.raised_for_review == 1
+    imported = Memory.objects.get(owner=newcomer.user, content__startswith="Never squash")
+    assert imported.status == "active" and Memory.objects.get(pk=mine.id).status == "active"
+    assert MemoryLink.objects.filter(
+        from_memory=imported, to_memory_id=mine.id, relation="contradicts"
+    ).exists()
+    (proposal,) = ReviewProposal.objects.filter(owner=newcomer.user, kind="conflict")
+    assert sorted(proposal.memory_ids) == sorted([str(imported.pk), mine.id])
