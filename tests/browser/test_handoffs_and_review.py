@@ -11,6 +11,7 @@ from handoff.models import HandoffCapsule
 from memories.compaction import propose_near_duplicates
 from memories.models import Memory, ReviewProposal
 from tests.factories import HandoffCapsuleFactory, MemoryFactory
+from tests.workers.compaction_helpers import before_the_judge
 
 from .conftest import sign_in
 
@@ -40,10 +41,15 @@ def test_expire_a_handoff_in_place(page, owner, make_token, shoot):
 def test_merge_a_near_duplicate_in_place(page, owner, make_token, shoot):
     agent = Actor.agent(make_token("claude-code")[0])
     project = {"scope_type": "project", "scope_key": "github:ada/api"}
-    kept = MemoryFactory(actor=agent, content="Use pnpm for this repo", trust="inferred", **project)
-    other = MemoryFactory(
-        actor=agent, content="use pnpm in this repo please", trust="inferred", **project
-    )
+    # A store written before writes asked the relation judge (which now answers the second
+    # write with the first): compaction finds the pair.
+    with before_the_judge():
+        kept = MemoryFactory(
+            actor=agent, content="Use pnpm for this repo", trust="inferred", **project
+        )
+        other = MemoryFactory(
+            actor=agent, content="use pnpm in this repo please", trust="inferred", **project
+        )
     propose_near_duplicates(deadline=Deadline.after(60))
     proposal = ReviewProposal.objects.get()
     sign_in(page)
