@@ -31,6 +31,7 @@ from memories.models import (
     ProposalKind,
     Relation,
     ReviewProposal,
+    proposal_key,
 )
 from memories.services.relations import DISPLACING, Judged, _propose, answered_pairs
 
@@ -61,8 +62,8 @@ def propose_conflicts(*, deadline: Deadline) -> dict:
 
 
 def conflict_key(first, second) -> str:
-    """The key memories.services.relations gives a conflict between these two."""
-    return f"{ProposalKind.CONFLICT}:{':'.join(sorted([str(first), str(second)]))}"[:200]
+    """The key a conflict between these two is recorded by."""
+    return proposal_key(ProposalKind.CONFLICT, [first, second])
 
 
 def _review_owner(

@@ -17,6 +17,7 @@ from memories.models import (
     ProposalStatus,
     ReviewProposal,
     Trust,
+    proposal_key,
 )
 
 MAX_STALE_PER_RUN = 1000
@@ -37,7 +38,7 @@ def propose_stale(*, now: datetime) -> dict:
     already = set(flagged.values_list("key", flat=True))
     created = 0
     for pk, owner_id, checked_at in rows.iterator(chunk_size=1000):
-        key = f"{ProposalKind.STALE}:{pk}"
+        key = proposal_key(ProposalKind.STALE, [pk])
         if key in already:
             continue
         created += propose(owner_id, ProposalKind.STALE, [pk], None,

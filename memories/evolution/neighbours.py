@@ -16,6 +16,7 @@ from uuid import UUID
 import numpy as np
 
 from foundation.actors import Actor
+from memories.embeddings.index import owner_index
 from memories.embeddings.models import MemoryVector
 from memories.models import LIVE_STATUSES, Memory, ScopeType, Visibility
 from memories.retrieval import index
@@ -39,7 +40,7 @@ class Neighbour:
     cosine: float | None = None
 
 
-def scopes(actor: Actor, scope_type: str, scope_key: str) -> list[tuple[str, str]]:
+def scopes(scope_type: str, scope_key: str) -> list[tuple[str, str]]:
     found = [(scope_type, scope_key)]
     if scope_type != ScopeType.GLOBAL:
         found.append((ScopeType.GLOBAL, ""))
@@ -49,15 +50,13 @@ def scopes(actor: Actor, scope_type: str, scope_key: str) -> list[tuple[str, str
 def find(
     actor: Actor, *, content: str, scope_type: str, scope_key: str, vector=None, exclude=()
 ) -> list[Neighbour]:
-    in_scope = scopes(actor, scope_type, scope_key)
+    in_scope = scopes(scope_type, scope_key)
     visibilities = [Visibility.SHARED, Visibility.PRIVATE] if actor.can_read_private else [Visibility.SHARED]  # fmt: skip
     readable = [(one_type, one_key, visibility) for one_type, one_key in in_scope for visibility in visibilities]  # fmt: skip
     ids: dict[UUID, None] = {}
     ids.update(dict.fromkeys(_lexical(actor, content, readable)))
     cosines: dict[UUID, float] = {}
     if vector is not None:
-        from memories.embeddings.index import owner_index
-
         nearest = owner_index(actor.user.pk, vector.model).nearest(
             np.asarray([vector.values]), readable, VECTOR_NEIGHBOURS
         )
@@ -72,9 +71,8 @@ def find(
         rows.update((row.pk, row) for row in recent.only(*FIELDS)[:RECENT_NEIGHBOURS])
     missing = [memory_id for memory_id in ids if memory_id not in rows]
     if missing:
-        in_scope_q = [(one_type, one_key) for one_type, one_key in in_scope]
         for row in visible.filter(pk__in=missing).only(*FIELDS):
-            if (row.scope_type, row.scope_key) in in_scope_q:
+            if (row.scope_type, row.scope_key) in in_scope:
                 rows[row.pk] = row
     for memory_id in exclude:
         rows.pop(memory_id, None)

@@ -26,7 +26,7 @@ from memories.models.choices import (
     choice_check,
 )
 from memories.models.memory import IdempotencyRecord, Memory, MemoryEvent, MemoryLink
-from memories.models.proposals import ProposalKind, ProposalStatus, ReviewProposal
+from memories.models.proposals import ProposalKind, ProposalStatus, ReviewProposal, proposal_key
 
 __all__ = [
     "ConfidenceBasis",
@@ -45,6 +45,7 @@ __all__ = [
     "ProposalStatus",
     "Relation",
     "ReviewProposal",
+    "proposal_key",
     "SEARCHABLE_STATUSES",
     "SEARCH_FIELDS",
     "SEARCH_SOURCE_FIELDS",

@@ -23,6 +23,22 @@ class ProposalStatus(models.TextChoices):
     OBSOLETE = "obsolete"  # the memories changed so that the proposal no longer applies
 
 
+class ProposalManager(models.Manager):
+    def propose(self, owner_id, kind: str, memory_ids, score: float | None, detail: dict):
+        """Record a proposal once, by its key: (proposal, created). A rerun, a second writer
+        or a dismissed proposal is left as it is."""
+        ids = sorted(str(pk) for pk in memory_ids)
+        return self.get_or_create(
+            owner_id=owner_id, key=proposal_key(kind, ids),
+            defaults={"kind": kind, "memory_ids": ids, "score": score, "detail": detail},
+        )  # fmt: skip
+
+
+def proposal_key(kind: str, memory_ids) -> str:
+    """What a proposal is about: its kind and its memories' ids, sorted."""
+    return f"{kind}:{':'.join(sorted(str(pk) for pk in memory_ids))}"[:200]
+
+
 class ReviewProposal(models.Model):
     """Something compaction found for the owner to decide in Review; it never acts alone.
 
@@ -45,6 +61,8 @@ class ReviewProposal(models.Model):
     )
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
+
+    objects = ProposalManager()
 
     class Meta:
         # Kept from when this model lived in the project package (0.1.0).

@@ -48,16 +48,10 @@ def propose_review(actor: Actor, memory: Memory, hidden_holders: list[Memory]) -
         if not is_visible_to(actor, twin):
             hidden.setdefault(twin.pk, (twin, "statement"))
     for other, what in hidden.values():
-        ids = sorted([str(other.pk), str(memory.pk)])
-        ReviewProposal.objects.get_or_create(
-            owner=actor.user,
-            key=f"{ProposalKind.NEAR_DUPLICATE}:{':'.join(ids)}"[:200],
-            defaults={
-                "kind": ProposalKind.NEAR_DUPLICATE, "memory_ids": ids,
-                "score": round(text.assess(memory.content, other.content).similarity, 3),
-                "detail": {"reason": f"an agent ({actor.agent_name}) wrote the {what} of a "
-                           "memory it cannot read"},
-            },
+        ReviewProposal.objects.propose(
+            actor.user.pk, ProposalKind.NEAR_DUPLICATE, [other.pk, memory.pk],
+            round(text.assess(memory.content, other.content).similarity, 3),
+            {"reason": f"an agent ({actor.agent_name}) wrote the {what} of a memory it cannot read"},
         )  # fmt: skip
 
 

@@ -12,7 +12,8 @@ live memories its writer may read, then `settle` applies their consequences:
   the owner can undo by restoring it); one without a cue is linked and proposed to the
   owner; a contradiction links the pair and raises it in Review, and recall annotates each
   side with what it conflicts with;
-- a duplicate returns the existing memory and records the writer as corroborating it;
+- a sure duplicate returns the existing memory and records the writer as corroborating it
+  (a likely one is linked and written);
 - a refinement is linked to what it refines; a related memory is linked as related.
 
 A pair the owner already answered ("both are true") is never raised again (answered_pairs).
@@ -31,7 +32,6 @@ from memories.models import (
     Memory,
     MemoryLink,
     ProposalKind,
-    ProposalStatus,
     Relation,
     ReviewProposal,
     Status,
@@ -212,15 +212,10 @@ def _link(actor: Actor, new: Memory, old: Memory, relation: str) -> None:
 
 
 def _propose(actor: Actor, new: Memory, old: Memory, item: Judged) -> None:
-    ids = sorted([str(new.pk), str(old.pk)])
-    ReviewProposal.objects.get_or_create(
-        owner=actor.user, key=f"{ProposalKind.CONFLICT}:{':'.join(ids)}"[:200],
-        defaults={
-            "kind": ProposalKind.CONFLICT, "memory_ids": ids, "score": item.verdict.confidence,
-            "status": ProposalStatus.PENDING,
-            "detail": {"relation": item.relation, "new": str(new.pk), "old": str(old.pk),
-                       "signals": list(item.verdict.signals), "writer": actor.label},
-        },
+    ReviewProposal.objects.propose(
+        actor.user.pk, ProposalKind.CONFLICT, [new.pk, old.pk], item.verdict.confidence,
+        {"relation": item.relation, "new": str(new.pk), "old": str(old.pk),
+         "signals": list(item.verdict.signals), "writer": actor.label},
     )  # fmt: skip
 
 
