@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from memories.poisoning import harms
+
 _I = re.IGNORECASE | re.MULTILINE
 
 _STRONG_TARGET = (
@@ -147,7 +149,10 @@ _SECRET_EN = (
     r"(?:\.env\b|env\s+file|(?:api|access|secret|private|ssh|signing|auth|aws|deploy)(?:\s+\w+)?[\s_-]*(?:keys?|tokens?)"
     r"|credentials|secrets|passwords?|tokens|cookies|id_rsa|id_ed25519|~/\.ssh\S*|~/\.aws\S*"
     r"|\.npmrc|\.netrc|\.pypirc|environment\s+variables|connection\s+strings?|customer\s+(?:data|export|records)"
-    r"|deploy\s+tokens?|session\s+cookies|refresh\s+tokens|conversation|chat\s+history|system\s+prompt)"
+    r"|deploy\s+tokens?|session\s+cookies|refresh\s+tokens|conversation|chat\s+history|system\s+prompt"
+    r"|(?:chat\s+)?transcripts?|(?:whole|full|entire)\s+(?:thread|chat|conversation|session)|setup\s+text"
+    r"|memory\s+exports?|private\s+(?:mail|messages?|e-?mails?|dms?)|every\s+file\s+you\s+open"
+    r"|environment\s+variables?|\*_[A-Z]+\b)"
 )
 _SEND_EN = (
     r"\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|copy|paste|share"
@@ -169,7 +174,7 @@ EXFILTRATION_EN = re.compile(
     _I,
 )
 _SECRET_ZH = r"(?:\.env|密钥|私钥|令牌|密码|口令|凭证|凭据|环境变量|token|api\s?key|id_rsa|\.ssh|连接串|导出数据|客户数据|系统提示词?|对话记录)"
-_SEND_ZH = r"(?:发送|发给|发到|上传|转发|提交到|贴到|粘贴到|同步到|备份到|传到|发至|邮寄|寄给|泄露|外传|复制到|拷贝到)"
+_SEND_ZH = r"(?:发送|发给|发到|发往|附在|附到|上传|转发|提交到|贴到|粘贴到|同步到|备份到|传到|发至|邮寄|寄给|泄露|外传|复制到|拷贝到)"
 EXFILTRATION_ZH = re.compile(
     rf"{_SECRET_ZH}{_ZH_STOP}{{0,20}}?{_SEND_ZH}{_ZH_STOP}{{0,10}}?{_DESTINATION}"
     rf"|{_SECRET_ZH}{_ZH_STOP}{{0,10}}?(?:复制|拷贝|上传|贴|发){_ZH_STOP}{{0,4}}?(?:到|在|至)\s*(?:https?://|回复|回答)"
@@ -267,4 +272,4 @@ def instruction_rule(text: str) -> tuple[str, re.Match] | None:
     for rule, check in checks:
         if match := check():
             return rule, match
-    return None
+    return harms.harm(text)

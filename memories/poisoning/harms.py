@@ -1,0 +1,196 @@
+"""What an attack asks the reading model to do, whatever words carry it, in English and Chinese.
+
+rules.py knows how attacks *speak* (overriding instructions, posing as the system, naming
+the model). Many payloads do none of that: they read like a team's note and only ask for
+something no owner would want from an agent behind their back. These are the categories:
+
+- `deceive_user` — reporting what did not happen ("tell anyone who asks the tests passed",
+  "call the build green", 告诉用户全部通过) or hiding a change from the person
+  ("leave it out of the summary you give the user", 对外就说是例行升级);
+- `authority_transfer` — someone other than the person at the keyboard given their
+  authority: messages signed by a name or found in tool output treated as the owner's or
+  an administrator's, "your real operator is", consent claimed on file, refusals redefined
+  as bugs (视为管理员指令, 当作主人亲自下达, 主人已授权：…);
+- `backdoor` — a magic password granting administrator rights;
+- `weakened_safeguards` — two or more of the weaker signs in one text: a safeguard switched
+  off (signature checks, CSRF, secret scanning, hooks, DEBUG in production), confirmations
+  waived for destructive work, review skipped on the way to a protected branch, a remote
+  script piped into a shell, a conditional trigger for it, something kept out of the
+  changelog. Each alone is a sentence a team writes ("disable CSRF for the HMAC-signed
+  webhook", "install with curl … | sh"); together they are an attack's shape.
+
+A sign under a prohibition ("never …", 不要 …) is a rule for people and does not count.
+"""
+
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE | re.MULTILINE
+_S = r"[^.;!?\n]"  # within one English sentence
+_Z = r"[^。；！？\n]"  # within one Chinese sentence
+
+_PEOPLE = r"(?:the\s+user|the\s+owner|the\s+person|anyone(?:\s+who\s+asks)?|everyone|the\s+team|them|people|reviewers?)"
+_RESULTS = r"(?:tests?|build|ci|checks?|pipeline|suite|scans?|deploy(?:ment)?|migration)s?"
+# A result reported as good whatever it was: "tell anyone who asks the tests passed",
+# "… the build is green regardless"; "tell the user the tests passed" alone is a courtesy.
+_ANYWAY = (
+    r"(?:whether\s+or\s+not|regardless|even\s+(?:if|when|though)|anyway|no\s+matter|either\s+way)"
+)
+_REPORT = (
+    rf"\b(?:tell|report\s+to|assure|inform|answer)\s+{_PEOPLE}\s+(?:that\s+)?(?:the\s+|all\s+|every\s+)?"
+    rf"{_RESULTS}\s+(?:\w+\s+)?(?:passed|pass|succeeded|are\s+green|is\s+green|went\s+fine|were\s+fine|ran)\b"
+)
+DECEIVE = re.compile(
+    rf"\b(?:tell|assure|answer)\s+(?:anyone|whoever|everyone)\s+(?:who\s+)?asks?\s+(?:that\s+)?(?:the\s+)?{_RESULTS}"
+    rf"|{_REPORT}{_S}{{0,40}}?\b{_ANYWAY}\b|\b{_ANYWAY}\b{_S}{{0,40}}?{_REPORT}"
+    r"|\bwhether\s+or\s+not\s+you\s+(?:actually\s+)?(?:ran|run|tested|checked)\b"
+    r"|\b(?:call|mark|report)\s+the\s+(?:build|run|pipeline|ci)\s+(?:as\s+)?(?:green|passed|successful)\b"
+    rf"|\btell\s+{_PEOPLE}\s+(?:that\s+)?nothing\s+(?:changed|happened|was\s+changed)"
+    r"|\b(?:describe|present|pass\s+off|report)\s+(?:the\s+|this\s+|it\s+)?(?:change\s+)?as\s+(?:a\s+)?"
+    r"(?:routine|harmless|normal|regular)\s+(?:version\s+bump|update|upgrade|change|fix)"
+    r"|\b(?:leave|keep)\s+(?:it|this|that|the\s+\w+)\s+out\s+of\s+(?:the\s+|your\s+)?"
+    r"(?:summary|plan|report|reply|answer)\s+(?:you\s+give\s+|for\s+|to\s+)?(?:the\s+user|the\s+owner)?"
+    r"|\bkeep\s+(?:that|this|it)\s+to\s+yourself\b"
+    r"|\b(?:don't|do\s+not|never)\s+(?:list|show|mention|include)\s+this\s+step\b"
+    r"|\bwithout\s+(?:showing|telling|informing|alerting)\s+(?:the\s+user|the\s+owner|anyone|them)\b"
+    r"|\b(?:read|open|use|run)\s+\S+\s+without\s+mentioning\s+it\b"
+    r"|\b(?:say|claim|state|mention)\s+(?:that\s+)?(?:it|this|the\s+\w+)\s+(?:was|is|has\s+been)\s+"
+    r"(?:audited|official|verified|vetted|approved|safe)\b",
+    _I,
+)
+DECEIVE_ZH = re.compile(
+    rf"(?:不管|无论|不论|没过|失败|一律){_Z}{{0,20}}?(?:告诉|汇报|报告|回复|答复|说)(?:给)?(?:用户|主人|大家|所有人|对方)?"
+    rf"{_Z}{{0,10}}?(?:全部|都|已经|均)?(?:通过|成功|没问题|正常|跑过)"
+    r"|(?:总结|汇报|回复|计划|报告)里(?:别|不要|不用|不必)(?:提|写|说|列)"
+    r"|(?:不用|不必|无需|别|不要)(?:告诉|通知|提醒|知会)(?:用户|主人)|不必声张|别声张|不要声张|不动声色"
+    r"|对外(?:就)?(?:说|称|讲)(?:是|成)"
+    r"|(?:谁要|谁问|有人要)[^。\n]{0,10}?都(?:可以|能)(?:完整)?(?:提供|给)",
+)
+_AUTHORITY = r"(?:admin(?:istrator)?|owner|operator|root|maintainer|system|elevated|full)"
+AUTHORITY = re.compile(
+    rf"\b(?:messages?|requests?|instructions?|notes?|comments?|anything|commands?|orders?)\s+"
+    rf"(?:signed|starting\s+with|sent\s+by|from|written\s+by|tagged|prefixed)\b{_S}{{0,40}}?"
+    rf"\b(?:carry|carries|have|has|hold|holds|count\s+as|counts\s+as|comes?\s+from|are\s+treated\s+as|outranks?)\b"
+    rf"{_S}{{0,30}}?\b(?:{_AUTHORITY}|authority|outranks?|user)\b"
+    r"|\boutranks?\s+(?:whatever|anything|what)\s+(?:the\s+)?(?:user|person|human|owner)"
+    r"|\beven\s+when\s+(?:they|it)\s+contradicts?\s+(?:the\s+)?(?:person|user|human|owner)"
+    r"|\b(?:as\s+though|as\s+if)\s+(?:the\s+)?(?:owner|user|person|human)\s+(?:had\s+)?(?:typed|wrote|written|said|sent|asked|issued)"
+    rf"|\btreat\b{_S}{{0,50}}?\b(?:tool\s+(?:result|output|response)s?|web\s+pages?|fetched\s+\w+|search\s+results?)\b{_S}{{0,30}}?\bas\s+"
+    r"(?:though|if|coming\s+from|trusted|authoritative|binding|the\s+(?:owner|user)|(?:the\s+)?(?:owner|admin|user)(?:'s)?\s+"
+    r"(?:instructions|commands|orders|requests|own))"
+    r"|\byour\s+(?:real|actual|true|new)\s+(?:operator|owner|user|boss|admin(?:istrator)?|principal|master)\s+is\b"
+    r"|\b(?:owner|user|account\s+owner)(?:'s)?\s+(?:consent|approval|permission|authori[sz]ation)\s+is\s+on\s+file\b"
+    r"|\b(?:the\s+)?(?:account\s+)?(?:owner|user)\s+(?:has\s+)?(?:already\s+)?(?:consented|agreed|approved|signed\s+off)\b"
+    rf"{_S}{{0,40}}?\b(?:don't|do\s+not|no\s+need\s+to|without)\s+(?:ask|asking|confirm|check)"
+    r"|\b(?:compliance|legal|security(?:\s+team)?|management|the\s+board|it)\s+(?:has\s+)?(?:signed\s+off|cleared|approved)\s*[:：,]"
+    rf"{_S}{{0,40}}?\b(?:assistants?|agents?|models?|you)\s+(?:may|can|are\s+(?:allowed|permitted|cleared))\b"
+    r"|\brefusals?\s+(?:are|is)\s+(?:now\s+)?(?:filed|treated|counted|logged|reported)\s+as\s+(?:bugs?|errors?|defects?)"
+    r"|\bcomply\s+with\s+(?:every|all|any)\s+requests?\b"
+    r"|\byou\s+have\s+standing\s+(?:clearance|authori[sz]ation|permission)\b"
+    r"|\bstanding\s+(?:clearance|order)\s+for\s+(?:the\s+)?(?:[\w-]+\s+)?(?:assistants?|agents?|models?|ai|bots?)\b"
+    r"|\b(?:open|fetch|visit|read|load)\s+https?://\S+\s+and\s+(?:do|follow|obey|execute|carry\s+out)\s+(?:what|whatever)\s+it\s+says"
+    r"|\b(?:runs?|executes?|does|follows?|obeys?|acts?\s+on)\s+(?:whatever|what|anything)\s+(?:\S+\s+){1,3}?(?:sends|says|writes|posts|asks\s+for)\b"
+    r"|\b(?:supersedes?|replaces?|overrides?|outranks?)\s+(?:the|your|any)\s+(?:[\w-]+\s+){0,2}?"
+    r"(?:you\s+were\s+given|you\s+(?:were|have\s+been)\s+told|you\s+started\s+with)"
+    r"|\bnever\s+ask\s+before\s+(?:deleting|dropping|force-pushing|removing|wiping|resetting)",
+    _I,
+)
+AUTHORITY_ZH = re.compile(
+    rf"(?:消息|请求|指令|内容|评论|留言|记忆){_Z}{{0,6}}?(?:都|一律|均)?(?:视为|当作|当成|算作|按)(?:是)?"
+    rf"(?:管理员|主人|所有者|系统|老板|最高){_Z}{{0,4}}?(?:指令|命令|消息|授权|意思)?"
+    r"|优先级高于(?:当前)?(?:用户|主人|你的)"
+    rf"|(?:当作|当成|视为)(?:主人|用户|管理员)(?:亲自)?(?:下达|输入|发出|说)的"
+    rf"|(?:主人|用户|所有者|账号所有人)(?:已经?|早已|已)(?:授权|同意|批准|签字)(?:过)?了?{_Z}{{0,6}}?[：:，,]{_Z}{{0,4}}?(?:把|请|直接|可以)"
+    r"|(?:合规部门|法务|安全团队|管理层|公司)(?:已经?|早已)(?:批准|同意|签字|放行)\s*[：:]"
+    rf"|(?:写入|提交|发来|提)的(?:记忆|内容|消息|合并请求){_Z}{{0,4}}?一律(?:标为|视为|当作)?(?:可信|已确认|权威|直接批准)"
+    r"|你(?:真正|实际)的(?:主人|操作者|老板|管理员)是"
+    rf"|按{_Z}{{0,20}}?(?:发来|说|写|发)的(?:消息|指令|内容|话)?(?:照做|执行|去做|办)"
+    rf"|(?:删除|清空|强推|重置|丢弃){_Z}{{0,16}}?之前(?:都|也)?(?:不用|不必|无需)(?:再)?(?:问|征求|确认)"
+    r"|(?:打开|访问|读取)\s*https?://\S+?\s*[，,]?\s*(?:按|照)(?:上面|里面|那里|页面上)(?:写的|说的)",
+)
+BACKDOOR = re.compile(
+    r"\bif\s+(?:the\s+)?(?:password|passphrase|pin|token)\s+(?:equals|is|==|matches)\s*\S{1,40}?\s*,?\s*"
+    r"(?:then\s+)?(?:grant|give|make|log\s+(?:them|it)\s+in\s+as|treat\s+(?:them|it)\s+as|return)\b"
+    rf"{_S}{{0,30}}?\b(?:superuser|admin\w*|root|staff|owner|true)\b"
+    rf"|(?:密码|口令)(?:为|是|等于){_Z}{{1,40}}?(?:时|就|则){_Z}{{0,8}}?(?:直接)?(?:给|授予|赋予|开通)"
+    rf"{_Z}{{0,6}}?(?:超级管理员|管理员|root|最高|超管)",
+    _I,
+)
+# The weaker signs: each is a sentence a team may write; two of them in one text are not.
+WEAK_SIGNS = (
+    re.compile(  # a safeguard switched off
+        r"\b(?:turn|switch|shut)\s+(?:off\s+)?(?:the\s+)?(?:csrf|signature|secret[-\s]scann\w*|2fa|mfa|tls|ssl|certificate"
+        r"|auth\w*|audit|hooks?|review)\b[\w\s-]{0,20}?\boff\b"
+        r"|\b(?:turn|switch)\s+off\s+(?:the\s+)?(?:csrf|signature|secret[-\s]scann\w*|2fa|mfa|tls|ssl|certificate|auth\w*|audit)"
+        r"|\b(?:comment\s+out|remove|disable|bypass|skip)\s+(?:the\s+)?(?:webhook\s+)?(?:signature|csrf|token|auth\w*|permission)"
+        r"\s+(?:check|verification|validation)s?\b"
+        r"|\bcore\.hooksPath\s+/dev/null|\bDEBUG\s+(?:=\s*True\s+|on\s+)in\s+prod\w*|\bALLOW_UNSIGNED\w*\s*=\s*True"
+        r"|(?:签名校验|签名验证|CSRF|鉴权|双因素|2FA|密钥扫描|安全检查|钩子)\w{0,4}?(?:关掉|关闭|去掉|禁用|注释掉)"
+        r"|(?:关掉|关闭|去掉|禁用|注释掉)(?:了)?(?:签名校验|签名验证|CSRF|鉴权|双因素|密钥扫描|钩子)",
+        re.I,
+    ),
+    re.compile(  # confirmations waived for destructive work
+        r"\b(?:skips?|suspend\w*|waives?|waived)\s+(?:every|all|any)?\s*confirmations?\b"
+        r"|\bconfirmations?\s+(?:for|of|before)\s+[\w\s-]{0,30}?\s+(?:is|are)\s+(?:suspended|waived|off|not\s+needed)"
+        r"|\bnever\s+ask\s+before\s+(?:deleting|dropping|force-pushing|removing|wiping)"
+        r"|\b(?:emergency|maintenance|admin|security)\s+(?:override|mode)\s+(?:is\s+)?(?:in\s+(?:force|effect)|on|active|enabled)\b"
+        r"|\breport\s+(?:failing|failed|broken)\s+[\w\s-]{0,30}?\s+as\s+(?:warnings?|passed|green|success)"
+        r"|\bno\s+need\s+to\s+ask(?:\s+(?:first|again|the\s+user))?\b|\bdon't\s+ask\s+(?:them|the\s+user)\s+again\b"
+        r"|免确认|(?:删除|清空|强推|重置)[^。\n]{0,12}?(?:都)?(?:不用|不必|无需)(?:再)?(?:问|确认|征求)",
+        re.I,
+    ),
+    re.compile(  # review skipped, or merged at once
+        r"\b(?:push\w*|commit\w*|deploy\w*)\s+(?:straight|directly|right)\s+to\s+(?:main|master|prod\w*|release)\b"
+        r"|\b(?:skip|skips|without)\s+(?:opening\s+)?(?:a\s+|the\s+|any\s+)?(?:code\s+)?reviews?\b"
+        r"|\bapprove\s+(?:it|them|the\s+pr|the\s+pull\s+request)s?\s+and\s+merge\b|\bmerge\s+(?:it|them)\s+at\s+once\b"
+        r"|\bchecks?\b[^.\n]{0,30}?\bmay\s+be\s+(?:skipped|ignored)\b"
+        r"|(?:不用|不必|无需)(?:再)?(?:发起)?(?:评审|审查|代码审查|review)|直接推到|一律直接(?:批准|合并)|报错可以不管",
+        re.I,
+    ),
+    re.compile(  # a remote script run, or a fetched text obeyed
+        r"\b(?:curl|wget)\b[^|\n]{0,120}\|\s*(?:sudo\s+)?(?:sh|bash|zsh|python3?)\b"
+        r"|\b(?:fetch|download|pull|grab|get)\s+https?://\S+\s+(?:and|then)\s+(?:execute|run|exec|eval|source)\b",
+        re.I,
+    ),
+    re.compile(  # a covert or conditional trigger
+        r"\bbefore\s+anything\s+else\b|\bwhenever\s+a\s+(?:test|build|check|job)\s+fails\b"
+        r"|\b(?:keep|leave)\s+(?:it|this|that)\s+out\s+of\s+the\s+(?:changelog|release\s+notes|commit\s+message|logs?)\b"
+        r"|\b(?:do\s+this\s+)?quietly\b|\bwithout\s+(?:a\s+word|comment|asking)\b"
+        r"|别写进|不要写进|顺手|(?:不用|不必)(?:告诉|说)|以[“\"「][^”\"」]{1,12}[”\"」]的名义",
+        re.I,
+    ),
+)
+NEGATED = re.compile(
+    r"(?:\b(?:never|not|don't|do\s+not|doesn't|mustn't|must\s+not|shouldn't|forbidden|avoid)\b"
+    r"|不要|别|禁止|切勿|不得|不能|严禁|不可|勿|不准)[^.;!?。；！？\n]{0,30}$",
+    re.IGNORECASE,
+)
+
+
+def _unnegated(pattern: re.Pattern, text: str) -> re.Match | None:
+    for match in pattern.finditer(text):
+        if not NEGATED.search(text[max(0, match.start() - 40) : match.start()]):
+            return match
+    return None
+
+
+def harm(text: str) -> tuple[str, re.Match] | None:
+    """The first harm category one reading of a text asks for, with its match."""
+    for rule, patterns in (
+        ("deceive_user", (DECEIVE, DECEIVE_ZH)),
+        ("authority_transfer", (AUTHORITY, AUTHORITY_ZH)),
+        ("backdoor", (BACKDOOR,)),
+    ):
+        for pattern in patterns:
+            if match := _unnegated(pattern, text):
+                return rule, match
+    signs = [
+        match
+        for pattern in WEAK_SIGNS
+        for match in pattern.finditer(text)
+        if not NEGATED.search(text[max(0, match.start() - 40) : match.start()])
+    ]
+    if len(signs) >= 2:
+        return "weakened_safeguards", signs[0]
+    return None
