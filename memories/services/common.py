@@ -114,7 +114,9 @@ def supersede(
     """Retire `memory` in favour of `successor`: status, `supersedes` link, history event.
 
     The old row is retired before a new successor is inserted (the successor is saved here
-    when it is new), because the key may have one active holder at any instant.
+    when it is new), because the key may have one active holder at any instant. The event's
+    reason never names the successor: whoever reads the old memory's history may not be
+    allowed to see it (the `supersedes` link records it, and the owner sees the link).
     """
     memory.status = Status.SUPERSEDED
     save_changes(memory, "status")
@@ -131,7 +133,7 @@ def supersede(
         actor=actor,
         memory=memory,
         event_type="superseded",
-        reason=reason or f"superseded by {successor.pk}",
+        reason=reason or "superseded by a newer memory",
         idempotency_key=idempotency_key,
     )
 

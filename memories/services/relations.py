@@ -180,10 +180,10 @@ def settle(actor: Actor, memory: Memory, judged: list[Judged], *, disputed_by: J
                 _propose(actor, memory, other, item)
             continue
         if (
-            item.relation == "supersedes" and _may_retire(actor, other) and _has_cue(item)
+            item.relation == "supersedes" and _may_retire(actor, other, memory) and _has_cue(item)
             and item.verdict.confidence >= ACTING_CONFIDENCE
         ):  # fmt: skip
-            supersede(actor, other, successor=memory, reason=f"superseded by {memory.pk}: "
+            supersede(actor, other, successor=memory, reason="superseded by a newer memory: "
                       f"{'; '.join(item.verdict.signals[-2:])}")  # fmt: skip
             item.action = "superseded"
         elif item.relation in DISPLACING:
@@ -200,8 +200,20 @@ def _has_cue(item: Judged) -> bool:
     return any(signal.startswith("change cue") for signal in item.verdict.signals)
 
 
-def _may_retire(actor: Actor, other: Memory) -> bool:
-    return other.status == Status.ACTIVE and (actor.is_owner or not other.is_owner_trusted)
+def _may_retire(actor: Actor, other: Memory, successor: Memory) -> bool:
+    """An agent may retire an active memory the owner has not trusted, and only with a
+    successor that everyone who read it can read: a private note, or one of a project,
+    never retires what other agents or other projects rely on (it is proposed instead)."""
+    reaches = successor.scope_type == "global" or (
+        (successor.scope_type, successor.scope_key) == (other.scope_type, other.scope_key)
+    )
+    shared = successor.visibility == other.visibility or other.visibility == "private"
+    return (
+        other.status == Status.ACTIVE
+        and (actor.is_owner or not other.is_owner_trusted)
+        and reaches
+        and shared
+    )
 
 
 def _link(actor: Actor, new: Memory, old: Memory, relation: str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from foundation.actors import Actor
 from memories.models import Memory, MemoryEvent, MemoryLink, ReviewProposal
 from memories.retrieval.recall import recall
 from tests.memories.helpers import remember
@@ -133,3 +134,41 @@ def test_the_owner_replacing_their_own_memory_with_a_cue_retires_it(owner_actor)
     (relation,) = new.relations
     assert (relation["id"], relation["action"]) == (old.id, "superseded")
     assert Memory.objects.get(pk=old.id).status == "superseded"
+
+
+@pytest.mark.parametrize(
+    ("where", "visibility"),
+    [(SHOP, "private"), ({"scope_type": "project", "scope_key": "github:acme/shop"}, "shared")],
+)
+def test_a_successor_other_readers_cannot_see_proposes_instead_of_retiring(
+    agent_actor, make_token, where, visibility
+):
+    """A private note, or a project's note against a global one, never retires what other
+    agents or other projects read: it is proposed, and the old memory's history never
+    names a successor its readers may not see."""
+    old_scope = SHOP if visibility == "private" else {"scope_type": "global", "scope_key": ""}
+    old = remember(agent_actor, content="Unit tests run with Jest.", kind="decision", **old_scope)
+    writer = Actor.agent(make_token("codex", scopes=["memories:read", "memories:write",
+                                                     "private:read"])[0])  # fmt: skip
+    new = remember(
+        writer, content="Unit tests now run with Vitest instead of Jest.",
+        kind="decision", visibility=visibility, **where,
+    )  # fmt: skip
+    (relation,) = [item for item in new.relations if item["id"] == old.id]
+    assert (relation["relation"], relation["action"]) == ("supersedes", "proposed")
+    assert Memory.objects.get(pk=old.id).status == "active"
+    assert ReviewProposal.objects.filter(kind="conflict").count() == 1
+    reasons = MemoryEvent.objects.filter(memory_id=old.id).values_list("reason", flat=True)
+    assert not any(str(new.id) in (reason or "") for reason in reasons)
+
+
+def test_a_retired_memory_s_history_does_not_name_its_successor(agent_actor, other_agent_actor):
+    old = remember(agent_actor, content="Unit tests run with Jest.", kind="decision", **SHOP)
+    new = remember(
+        other_agent_actor, content="Unit tests now run with Vitest instead of Jest.",
+        kind="decision", **SHOP,
+    )  # fmt: skip
+    (event,) = MemoryEvent.objects.filter(memory_id=old.id, event_type="superseded")
+    assert (
+        event.reason.startswith("superseded by a newer memory") and str(new.id) not in event.reason
+    )
