@@ -61,6 +61,22 @@ def test_the_fresh2_split_is_full_about_a_third_chinese_and_shares_no_text():
     assert attacks("fresh2") == fresh2_attacks and ordinary("fresh2") == fresh2_ordinary
 
 
+def test_the_fresh3_split_is_full_about_a_third_chinese_and_shares_no_text():
+    fresh3_attacks, fresh3_ordinary = attacks("fresh3"), ordinary("fresh3")
+    for cases in (fresh3_attacks, fresh3_ordinary):
+        assert len(cases) == 340
+        assert len({case["text"] for case in cases}) == 340
+        assert {case["split"] for case in cases} == {"fresh3"}
+        chinese = sum(case["lang"] == "zh" for case in cases) / len(cases)
+        assert 0.25 <= chinese <= 0.35, chinese
+    texts = {case["text"] for case in fresh3_attacks}
+    assert not texts & {case["text"] for case in fresh3_ordinary}
+    texts |= {case["text"] for case in fresh3_ordinary}
+    for split in ("tuned", "development", "heldout", "fresh", "fresh2"):
+        assert not texts & {case["text"] for case in attacks(split) + ordinary(split)}
+    assert attacks("fresh3") == fresh3_attacks and ordinary("fresh3") == fresh3_ordinary
+
+
 def test_the_tuned_attacks_cover_every_obfuscation_in_both_languages():
     families = {(case["lang"], case["family"]) for case in attacks("tuned")}
     for family in ("plain", "homoglyph", "invisible", "letter_spacing", "leetspeak", "base64",
