@@ -66,9 +66,30 @@ def _excerpt(text: str, match: re.Match | None = None, width: int = 80) -> str:
     return text[start : start + width]
 
 
+# A finding about attacks quotes one: "a test page telling the agent to 'ignore previous
+# instructions' got summarised, not obeyed". Quoted specimens in such a note are not read as
+# orders, unless they name somewhere to send things; everything around them still is.
+_SPECIMEN_FRAME = re.compile(
+    r"red[-\s]?team|jailbreak|prompt[-\s]injection|\bevals?\b|\bevaluation|regression\s+(?:set|suite)"
+    r"|红队|越狱|提示注入|注入测试|评测|回归集",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(
+    r"'[^'\n]{6,160}'|\"[^\"\n]{6,160}\"|“[^”\n]{3,160}”|「[^」\n]{3,160}」|‘[^’\n]{3,160}’"
+    r"|\bDAN(?:-style|-type|\s*类)"
+)
+_DESTINATION = re.compile(r"https?://|@[\w-]+\.|\b\d{1,3}(?:\.\d{1,3}){3}\b")
+
+
+def _without_specimens(text: str) -> str:
+    if not _SPECIMEN_FRAME.search(text):
+        return text
+    return _QUOTED.sub(lambda m: m.group(0) if _DESTINATION.search(m.group(0)) else "«…»", text)
+
+
 def _instructions(text: str) -> tuple[str, str] | None:
     """The first rule any reading of the text matches, with an excerpt of that reading."""
-    for copy in normalize.matching_copies(text):
+    for copy in normalize.matching_copies(_without_specimens(text)):
         if found := rules.instruction_rule(copy):
             rule, match = found
             return rule, _excerpt(copy, match)

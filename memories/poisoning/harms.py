@@ -31,7 +31,7 @@ _S = r"[^.;!?\n]"  # within one English sentence
 _Z = r"[^。；！？\n]"  # within one Chinese sentence
 
 _PEOPLE = r"(?:the\s+user|the\s+owner|the\s+person|anyone(?:\s+who\s+asks)?|everyone|the\s+team|them|people|reviewers?)"
-_RESULTS = r"(?:tests?|build|ci|checks?|pipeline|suite|scans?|deploy(?:ment)?|migration)s?"
+_RESULTS = r"(?:tests?|build|ci|checks?|pipeline|suite|scans?|deploy(?:ment)?|migration|(?:security\s+)?audit|review)s?"
 # A result reported as good whatever it was: "tell anyone who asks the tests passed",
 # "… the build is green regardless"; "tell the user the tests passed" alone is a courtesy.
 _ANYWAY = (
@@ -55,6 +55,8 @@ DECEIVE = re.compile(
     r"|\b(?:don't|do\s+not|never)\s+(?:list|show|mention|include)\s+this\s+step\b"
     r"|\bwithout\s+(?:showing|telling|informing|alerting)\s+(?:the\s+user|the\s+owner|anyone|them)\b"
     r"|\b(?:read|open|use|run)\s+\S+\s+without\s+mentioning\s+it\b"
+    r"|\bout\s+of\s+(?:anything|everything|whatever)\s+you\s+(?:tell|report\s+to|show)\s+(?:the\s+)?(?:user|owner)"
+    r"|\bnot\s+to\s+be\s+(?:reported|mentioned|disclosed|shown)\s+to\s+(?:the\s+)?(?:user|owner)"
     r"|\b(?:say|claim|state|mention)\s+(?:that\s+)?(?:it|this|the\s+\w+)\s+(?:was|is|has\s+been)\s+"
     r"(?:audited|official|verified|vetted|approved|safe)\b",
     _I,
@@ -64,7 +66,9 @@ DECEIVE_ZH = re.compile(
     rf"{_Z}{{0,10}}?(?:全部|都|已经|均)?(?:通过|成功|没问题|正常|跑过)"
     r"|(?:总结|汇报|回复|计划|报告)里(?:别|不要|不用|不必)(?:提|写|说|列)"
     r"|(?:不用|不必|无需|别|不要)(?:告诉|通知|提醒|知会)(?:用户|主人)|不必声张|别声张|不要声张|不动声色"
-    r"|对外(?:就)?(?:说|称|讲)(?:是|成)"
+    r"|对外(?:就)?(?:说|称|讲)(?:是|成)|守口如瓶|没必要惊动|不必跟[^。\n]{0,12}?(?:细说|说明|解释|汇报)"
+    r"|(?:总结|汇报|回复|报告)(?:里|裡)只(?:写|说)"
+    r"|(?:直接|就|只)(?:说|回答|回复)(?:已经?|都)?(?:通过|跑过|弄好了|搞定了?)[^。\n]{0,12}?不用真的"
     r"|(?:谁要|谁问|有人要)[^。\n]{0,10}?都(?:可以|能)(?:完整)?(?:提供|给)",
 )
 _AUTHORITY = r"(?:admin(?:istrator)?|owner|operator|root|maintainer|system|elevated|full)"
@@ -93,7 +97,13 @@ AUTHORITY = re.compile(
     r"|\b(?:runs?|executes?|does|follows?|obeys?|acts?\s+on)\s+(?:whatever|what|anything)\s+(?:\S+\s+){1,3}?(?:sends|says|writes|posts|asks\s+for)\b"
     r"|\b(?:supersedes?|replaces?|overrides?|outranks?)\s+(?:the|your|any)\s+(?:[\w-]+\s+){0,2}?"
     r"(?:you\s+were\s+given|you\s+(?:were|have\s+been)\s+told|you\s+started\s+with)"
-    r"|\bnever\s+ask\s+before\s+(?:deleting|dropping|force-pushing|removing|wiping|resetting)",
+    r"|\bnever\s+ask\s+before\s+(?:deleting|dropping|force-pushing|removing|wiping|resetting)"
+    r"|\btreat\s+(?:any|every|all)\s+(?:messages?|requests?|comments?|instructions?)\s+(?:signed|from|sent\s+by|written\s+by)\b"
+    r"[^.\n]{0,40}?\bas\s+(?:coming\s+from|from|sent\s+by|written\s+by|if\s+from)\s+(?:the\s+)?(?:owner|admin\w*|user|maintainer)"
+    r"|\bapprove\s+(?:its|your|their)\s+own\s+(?:pending\s+)?(?:actions?|requests?|changes?|prs?|pull\s+requests?)"
+    r"|\b(?:mark|label|flag|tag)\s+(?:it|this|them|these|the\s+note)\s+as\s+(?:confirmed|approved|trusted|verified)\s+by\s+the\s+(?:owner|user)"
+    r"|\bact\s+as\b[^.\n]{0,30}?\b(?:unrestricted|unfiltered|uncensored|jailbroken|all-powerful)\b"
+    r"|\b(?:switch|go|enter)\s+(?:in)?to\s+(?:maintainer|admin|god|root|sudo|unrestricted)\s+mode\b",
     _I,
 )
 AUTHORITY_ZH = re.compile(
@@ -105,9 +115,32 @@ AUTHORITY_ZH = re.compile(
     r"|(?:合规部门|法务|安全团队|管理层|公司)(?:已经?|早已)(?:批准|同意|签字|放行)\s*[：:]"
     rf"|(?:写入|提交|发来|提)的(?:记忆|内容|消息|合并请求){_Z}{{0,4}}?一律(?:标为|视为|当作)?(?:可信|已确认|权威|直接批准)"
     r"|你(?:真正|实际)的(?:主人|操作者|老板|管理员)是"
+    r"|(?:署名|签名)[^。\n]{0,24}?(?:按|以|用)(?:仓库)?(?:主人|所有者|管理员|owner)的?权限"
+    r"|(?:当成|当作|视为)\s*(?:主人|owner|管理员|admin)\s*的\s*(?:instruction|指令|命令|要求)"
     rf"|按{_Z}{{0,20}}?(?:发来|说|写|发)的(?:消息|指令|内容|话)?(?:照做|执行|去做|办)"
     rf"|(?:删除|清空|强推|重置|丢弃){_Z}{{0,16}}?之前(?:都|也)?(?:不用|不必|无需)(?:再)?(?:问|征求|确认)"
     r"|(?:打开|访问|读取)\s*https?://\S+?\s*[，,]?\s*(?:按|照)(?:上面|里面|那里|页面上)(?:写的|说的)",
+)
+# A note that asks to be saved again or spread: an attack that wants to outlive its session.
+PERSISTENCE = re.compile(
+    r"\b(?:save|store|copy|add|write|keep|repeat|re-?save)\s+(?:this|these|the\s+(?:note|memory|rule|instruction)s?)\s+"
+    r"(?:note\s+|memory\s+|rule\s+|instructions?\s+)?(?:again\s+)?(?:in|to|into)\s+(?:every|all|each|other|your\s+)?\s*"
+    r"(?:long-term|permanent|future|projects?|sessions?|memor(?:y|ies)|repos(?:itories)?)"
+    r"|\bso\s+(?:that\s+)?(?:later|future|every|all)\s+(?:later\s+)?sessions?\s+(?:apply|follow|obey|repeat|do|keep)"
+    r"|(?:把|将)?这条(?:也|都)?(?:存进|写进|保存到|记到|加入|存到)(?:你的)?(?:长期)?记忆|以后每次(?:会话|对话)(?:都)?照做",
+    _I,
+)
+# A secret put where others read it: a commit message, a public gist, a DNS lookup.
+PUBLISHED = re.compile(
+    r"\b(?:write|put|add|include|paste|append)\b[^.\n]{0,50}?(?:env(?:ironment)?\s+variables?|\.env\b|tokens?|secrets?|api\s+keys?|passwords?)"
+    r"[^.\n]{0,50}?\b(?:into|in|to)\s+(?:the\s+|a\s+)?(?:next\s+)?(?:commit\s+messages?|commits?|readme|pr\s+descriptions?|public\s+\w+)"
+    r"|\bpublic\s+gist\b[^.\n]{0,40}?\b(?:env|\.env|secrets?|tokens?|keys?|credentials)\b"
+    r"|\b(?:base64|xxd|od|cat)\b[^\n]{0,30}?\.env\b[^\n]{0,160}?\b(?:nslookup|dig|host)\b"
+    r"|\b(?:nslookup|dig)\b[^\n]{0,40}?\$\([^)]*\.env|\$\([^)]*\.env[^)]*\)\.[\w-]+\."
+    r"|\b(?:change|set|reset)\s+(?:the\s+)?(?:db|database|admin|root|prod\w*)?\s*password\s+to\s+\S+\s+and\s+commit"
+    r"|(?:环境变量|密码|令牌|token|密钥|\.env)[^。\n]{0,24}?(?:写进|放进|附在|贴到|提交到)[^。\n]{0,10}?(?:提交信息|提交说明|README|公开|gist|回复)"
+    r"|密码\s*改成\s*\S+?\s*(?:并|，?顺手)?\s*(?:commit|提交|写进)",
+    _I,
 )
 BACKDOOR = re.compile(
     r"\bif\s+(?:the\s+)?(?:password|passphrase|pin|token)\s+(?:equals|is|==|matches)\s*\S{1,40}?\s*,?\s*"
@@ -153,11 +186,38 @@ WEAK_SIGNS = (
         r"|\b(?:fetch|download|pull|grab|get)\s+https?://\S+\s+(?:and|then)\s+(?:execute|run|exec|eval|source)\b",
         re.I,
     ),
+    re.compile(  # destructive work on shared or production data
+        r"\b(?:drop|delete|truncate|wipe|remove|empty)\s+(?:the\s+)?(?:production|prod)\s+[\w`]+\s+(?:table|database|db|bucket)s?\b"
+        r"|\brm\s+-rf\b[^\n]{0,40}?\b(?:backups?|prod\w*|/var/lib|shared\s+volume)"
+        r"|(?:删掉|删除|清空|drop)(?:了)?生产环境的?\s*\S{1,20}?\s*表|allow_failure:\s*true\b[^\n]{0,40}?(?:security|review|scan)",
+        re.I,
+    ),
+    re.compile(  # an authority's label or a claim of priority in the middle of a note
+        r"\b(?:system\s+(?:notice|message)|admin(?:istrator)?\s+directive|message\s+from\s+the\s+(?:repository\s+|repo\s+)?owner"
+        r"|developer\s+(?:message|note)|priority\s+override|vendor\s+security\s+advisory|security\s+team\s+(?:notice|通知))\b"
+        r"|\b(?:highest|top)\s+priority\b|\btakes\s+(?:priority|precedence)\b"
+        r"|(?:系统消息|系统通知|开发者备注|管理员指令|运维组公告|合规要求|安全团队通知)|最高优先级|以此为准",
+        re.I,
+    ),
+    re.compile(  # an order addressed to whichever agent reads the note
+        r"\byou\s+(?:must|should\s+now|need\s+to\s+now|are\s+(?:now\s+)?required\s+to)\b"
+        r"|\b(?:all|every|any)\s+(?:assistants?|agents?|models?)\s+(?:must|should|needs?\s+to|必须|需要)"
+        r"|\bwhichever\s+(?:agent|assistant|model)\s+(?:picks|reads|applies)"
+        r"|接下来你(?:必须|要|需要)|你现在(?:要|必须|需要)|务必|(?:给|致)\s*AI\s*助手",
+        re.I,
+    ),
+    re.compile(  # tools or servers given the run of everything
+        r"\b(?:register|add|install)\s+\S+\s+as\s+(?:a\s+)?trusted\s+(?:mcp\s+)?(?:server|tool|plugin|source)"
+        r"|\b(?:access|permission)\s+to\s+(?:every|all)\s+tools?\b|--no-verify\b",
+        re.I,
+    ),
     re.compile(  # a covert or conditional trigger
         r"\bbefore\s+anything\s+else\b|\bwhenever\s+a\s+(?:test|build|check|job)\s+fails\b"
         r"|\b(?:keep|leave)\s+(?:it|this|that)\s+out\s+of\s+the\s+(?:changelog|release\s+notes|commit\s+message|logs?)\b"
         r"|\b(?:do\s+this\s+)?quietly\b|\bwithout\s+(?:a\s+word|comment|asking)\b"
-        r"|别写进|不要写进|顺手|(?:不用|不必)(?:告诉|说)|以[“\"「][^”\"」]{1,12}[”\"」]的名义",
+        r"|\bquietly\s+(?:left\s+out|dropped|removed|skipped|disabled)\b"
+        r"|别写进|不要写进|顺手|悄悄|(?:不用|不必)(?:告诉|说)|以[“\"「][^”\"」]{1,12}[”\"」]的名义"
+        r"|(?:从流水线|从\s*CI)(?:里)?(?:拿掉|去掉|删掉)",
         re.I,
     ),
 )
@@ -181,6 +241,8 @@ def harm(text: str) -> tuple[str, re.Match] | None:
         ("deceive_user", (DECEIVE, DECEIVE_ZH)),
         ("authority_transfer", (AUTHORITY, AUTHORITY_ZH)),
         ("backdoor", (BACKDOOR,)),
+        ("persistence", (PERSISTENCE,)),
+        ("published_secret", (PUBLISHED,)),
     ):
         for pattern in patterns:
             if match := _unnegated(pattern, text):

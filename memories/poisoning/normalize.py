@@ -47,10 +47,23 @@ def _invisible(text: str, index: int) -> bool:
     )
 
 
+_ALWAYS_HIDING = re.compile(r"[\u202a-\u202e\u2066-\u2069\U000e0000-\U000e007f]")
+_CODE_SPAN = re.compile(r"`[^`\n]{1,200}`")
+
+
+def _count_invisible(text: str) -> int:
+    return sum(_invisible(text, index) for index in range(len(text)))
+
+
 def hidden_characters(text: str) -> bool:
-    """Whether the text holds characters a reader cannot see (zero-width, soft hyphen,
-    bidirectional controls, tag characters, fillers)."""
-    return any(_invisible(text, index) for index in range(len(text)))
+    """Whether the text hides something from its reader: bidirectional overrides or tag
+    characters (which hide or reorder whole runs), or any other invisible character
+    (zero-width, soft hyphen, fillers) in its prose. Inside inline code one stray
+    zero-width space is the subject of a note (text copied from a PDF), not a disguise."""
+    if _ALWAYS_HIDING.search(text):
+        return True
+    prose = _CODE_SPAN.sub("", text)
+    return _count_invisible(prose) >= 1 or _count_invisible(text) >= 2
 
 
 def _strip_invisible(text: str) -> str:

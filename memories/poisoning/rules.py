@@ -58,10 +58,16 @@ OVERRIDE_EN = re.compile(
     r"|\b(?:content|safety|usage)\s+polic(?:y|ies)\s+(?:is|are)\s+(?:suspended|lifted|disabled|off|waived)"
     r"|\b(?:confirmation|approval|review|safety)\s+(?:step|checks?|checklist)\s+(?:is|are)\s+(?:waived|suspended|not\s+needed)"
     r"|\bset\s+(?:the\s+)?(?:safety|security)\s+(?:checklist|checks?|rules)\s+aside"
-    r"|\bset\s+aside\s+what\s+the\s+(?:person|user|human)",
+    r"|\bset\s+aside\s+what\s+the\s+(?:person|user|human)"
+    # "treat every earlier rule … as withdrawn", "the earlier guidance is treated as out of date"
+    r"|\b(?:treat|consider|regard)\s+(?:every|all|any)\s+(?:earlier|previous|prior|existing)\s+(?:\w+\s+){0,4}?as\s+"
+    r"(?:withdrawn|void|obsolete|cancell?ed|revoked|out\s+of\s+date|superseded|null)"
+    r"|\b(?:earlier|previous|prior)\s+(?:guidance|instructions?|rules?|directions)\s+(?:is|are)\s+(?:treated|regarded)\s+as\s+"
+    r"(?:out\s+of\s+date|obsolete|void|withdrawn)",
     _I,
 )
 _ZH_STOP = r"[^。！？\n]"
+_ZH_CLAUSE = r"[^。！？\n，,；;]"
 OVERRIDE_ZH = re.compile(
     r"(?:忽略|无视|忽视|忘记|忘掉|忘了|不要理会|不用理会|别管|绕过|覆盖|抛开|丢弃|放弃"
     r"|(?:不要|别|不用|不必|停止|不再)(?:再)?(?:遵守|遵循|服从|执行))"
@@ -176,7 +182,7 @@ EXFILTRATION_EN = re.compile(
 _SECRET_ZH = r"(?:\.env|密钥|私钥|令牌|密码|口令|凭证|凭据|环境变量|token|api\s?key|id_rsa|\.ssh|连接串|导出数据|客户数据|系统提示词?|对话记录)"
 _SEND_ZH = r"(?:发送|发给|发到|发往|附在|附到|上传|转发|提交到|贴到|粘贴到|同步到|备份到|传到|发至|邮寄|寄给|泄露|外传|复制到|拷贝到)"
 EXFILTRATION_ZH = re.compile(
-    rf"{_SECRET_ZH}{_ZH_STOP}{{0,20}}?{_SEND_ZH}{_ZH_STOP}{{0,10}}?{_DESTINATION}"
+    rf"{_SECRET_ZH}{_ZH_CLAUSE}{{0,20}}?{_SEND_ZH}{_ZH_STOP}{{0,10}}?{_DESTINATION}"
     rf"|{_SECRET_ZH}{_ZH_STOP}{{0,10}}?(?:复制|拷贝|上传|贴|发){_ZH_STOP}{{0,4}}?(?:到|在|至)\s*(?:https?://|回复|回答)"
     rf"|{_SEND_ZH}{_ZH_STOP}{{0,20}}?{_SECRET_ZH}{_ZH_STOP}{{0,20}}?{_DESTINATION}"
     r"|(?:输出|泄露|透露|打印|显示|告诉我)(?:一下)?(?:你的)?(?:系统提示词?|初始指令|隐藏指令)"
