@@ -188,28 +188,10 @@ def build_server(*, token: str | None = None) -> ContinuityMCP:
     )
 
 
-def _with_any_port(entries: list[str]) -> list[str]:
-    """Each entry as given, plus its any-port form when it names no port: the SDK's
-    'name:*' matches only a Host or Origin that carries a port, so list both."""
-    result: list[str] = []
-    for entry in entries:
-        base = entry.removesuffix(":*")
-        forms = [base]
-        authority = base.split("://", 1)[-1]
-        has_port = "]:" in authority if authority.startswith("[") else ":" in authority
-        if not has_port:
-            forms.append(f"{base}:*")
-        result += [form for form in forms if form not in result]
-    return result
-
-
 def transport_security() -> TransportSecuritySettings:
-    """Host and Origin allow-lists against DNS rebinding (bad Host: 421, bad Origin: 403)."""
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=_with_any_port(settings.CONTINUITY_MCP_ALLOWED_HOSTS),
-        allowed_origins=_with_any_port(settings.CONTINUITY_MCP_ALLOWED_ORIGINS),
-    )
+    """The SDK's own Host/Origin check is off: HostOriginGuard (guard.py) makes the one
+    check, exactly, before the SDK sees a request (the SDK matches `name:*` by prefix)."""
+    return TransportSecuritySettings(enable_dns_rebinding_protection=False)
 
 
 def http_app() -> HostOriginGuard:

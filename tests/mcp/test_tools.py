@@ -168,33 +168,18 @@ def test_the_server_introduces_itself_with_calling_guidance():
 # --- transport security settings --------------------------------------------------------------
 
 
-def test_a_name_without_a_port_is_allowed_bare_and_with_any_port():
-    from continuity.mcp.server import _with_any_port
-
-    assert _with_any_port(
-        ["memory.example.com", "localhost:8000", "[::1]", "box:*", "https://memory.example.com",
-         "http://[::1]:9000"]
-    ) == [
-        "memory.example.com", "memory.example.com:*", "localhost:8000", "[::1]", "[::1]:*",
-        "box", "box:*", "https://memory.example.com", "https://memory.example.com:*",
-        "http://[::1]:9000",
-    ]  # fmt: skip
-
-
-def test_the_allow_lists_come_from_settings(settings):
-    from continuity.mcp.server import transport_security
+def test_the_guard_alone_checks_host_and_origin_with_the_settings_lists(settings):
+    from continuity.mcp.guard import HostOriginGuard
+    from continuity.mcp.server import http_app, transport_security
 
     settings.CONTINUITY_MCP_ALLOWED_HOSTS = ["memory.example.com"]
     settings.CONTINUITY_MCP_ALLOWED_ORIGINS = ["https://memory.example.com"]
 
-    security = transport_security()
-
-    assert security.enable_dns_rebinding_protection
-    assert security.allowed_hosts == ["memory.example.com", "memory.example.com:*"]
-    assert security.allowed_origins == [
-        "https://memory.example.com",
-        "https://memory.example.com:*",
-    ]
+    assert not transport_security().enable_dns_rebinding_protection  # one check, not two
+    guard = http_app()
+    assert isinstance(guard, HostOriginGuard)
+    assert guard.hosts == ["memory.example.com"]
+    assert guard.origins == ["https://memory.example.com"]
 
 
 def test_by_default_mcp_allows_localhost_and_its_hosts_over_http_and_https():
