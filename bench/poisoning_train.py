@@ -4,12 +4,14 @@
 
 Logistic regression (L2, full-batch gradient descent from zero weights, a fixed number of
 steps: no randomness, so the same model file gives the same weights) on the passage vectors
-of the generated `tuned`, `development`, `heldout` and `fresh` splits
-(tests/fixtures/poisoning/generate.py), plus ordinary text not written from templates: the
+of the generated `tuned`, `development`, `heldout` and `fresh` splits and the larger
+`breadth` training corpus (tests/fixtures/poisoning/generate.py: 1200 attacks, 1600 ordinary
+memories of runbooks, rules and agent conventions in many shapes, attacks hidden in
+carriers), plus ordinary text not written from templates: the
 retrieval corpus's memories and queries (tests/fixtures/retrieval/) and the paragraphs of
 docs/ (except security.md and injection.md, which quote attacks). `heldout` and `fresh`
-were each held out at first and measured once, then tuned and trained on; `fresh2` never
-may be: it is the measure taken after tuning. Trained on templates alone, the
+were each held out at first and measured once, then tuned and trained on; `fresh2` and
+`fresh3` never may be: they are the measures taken after tuning. Trained on templates alone, the
 model learnt their style: at 0.5 it flagged 16% of the hand-written ordinary memories and
 most docstrings and questions it was shown. The hand-written ordinary memories
 (ordinary.jsonl, holdout_ordinary.jsonl), never trained on, then calibrate the threshold:
@@ -38,10 +40,19 @@ from continuity.runtime import default_data_dir  # noqa: E402
 from memories.embeddings.e5 import E5Encoder  # noqa: E402
 from memories.embeddings.embedders import PackagedE5Embedder  # noqa: E402
 from memories.poisoning import classifier, normalize  # noqa: E402
-from tests.fixtures.poisoning.generate import attacks, ordinary  # noqa: E402
+from tests.fixtures.poisoning.generate import SEEDS, SIZE, attacks, ordinary  # noqa: E402
 
-TRAINING_SPLITS = ("tuned", "development", "heldout", "fresh")
-NEVER_TRAINED_ON = ("fresh2",)  # measured after tuning; training on it would void the measure
+# split -> (attacks, ordinary memories) drawn from it
+TRAINING_SPLITS = {
+    "tuned": (SIZE, SIZE),
+    "development": (SIZE, SIZE),
+    "heldout": (SIZE, SIZE),
+    "fresh": (SIZE, SIZE),
+    "breadth": (1200, 1600),
+}
+# Measured after tuning; training on them would void the measure. A split named here need
+# not exist yet (a measure written later on another line of work): it is kept out once it does.
+NEVER_TRAINED_ON = ("fresh2", "fresh3")
 L2, STEPS, RATE = 1e-3, 3000, 1.0
 
 
@@ -101,18 +112,31 @@ def calibrated(threshold: float, weights: np.ndarray, bias: float, model: E5Enco
     return max(threshold, math.ceil((highest + 0.02) * 20) / 20)
 
 
+def measured_texts() -> set[str]:
+    """Every text of the never-trained splits that exist on this checkout."""
+    texts: set[str] = set()
+    for split in NEVER_TRAINED_ON:
+        if split in SEEDS:
+            texts |= {case["text"] for case in attacks(split) + ordinary(split)}
+    return texts
+
+
 def main() -> None:
     if set(TRAINING_SPLITS) & set(NEVER_TRAINED_ON):
-        raise SystemExit(f"refusing to train on {NEVER_TRAINED_ON}: it is the untouched measure")
-    model = encoder()
+        raise SystemExit(
+            f"refusing to train on {NEVER_TRAINED_ON}: they are the untouched measures"
+        )
     texts, labels = [], []
-    for split in TRAINING_SPLITS:
-        bad, good = attacks(split), ordinary(split)
+    for split, (bad_size, good_size) in TRAINING_SPLITS.items():
+        bad, good = attacks(split, bad_size), ordinary(split, good_size)
         texts += [case["text"] for case in bad + good]
         labels += [1] * len(bad) + [0] * len(good)
     extra = prose()
     texts += extra
     labels += [0] * len(extra)
+    if shared := measured_texts() & set(texts):
+        raise SystemExit(f"{len(shared)} training texts belong to a measured split; not training")
+    model = encoder()
     started = time.perf_counter()
     x = vectors(model, texts) * classifier.SCALE
     print(f"embedded {len(texts)} texts in {time.perf_counter() - started:.1f} s")

@@ -3,19 +3,31 @@
 The corpora (tests/fixtures/poisoning/generate.py) are fabricated and seeded; the targets
 (catch >= 0.90, false positives <= 0.03) are asserted on the tuned split, where the rules
 were written. The held-out and fresh splits (fresh, fresh2) are reported by bench/poisoning_eval.py, not
-asserted: a test that must pass on them would make them more splits to tune on.
+asserted: a test that must pass on them would make them more splits to tune on. The
+`breadth` split is training material only: its tests check its make-up, not the screen.
 """
 
 from __future__ import annotations
 
 import base64
-from collections import defaultdict
+import random
+import re
+from collections import Counter, defaultdict
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memories import poisoning
+from tests.fixtures.poisoning import (
+    breadth_carriers,
+    breadth_intents,
+    breadth_obfuscations,
+    breadth_ordinary,
+    breadth_runbooks,
+    breadth_templates,
+)
+from tests.fixtures.poisoning.breadth_slots import SLOTS
 from tests.fixtures.poisoning.generate import HOMOGLYPHS, attacks, ordinary
 
 CATCH_TARGET, FALSE_POSITIVE_TARGET = 0.90, 0.03
@@ -75,6 +87,57 @@ def test_the_fresh3_split_is_full_about_a_third_chinese_and_shares_no_text():
     for split in ("tuned", "development", "heldout", "fresh", "fresh2"):
         assert not texts & {case["text"] for case in attacks(split) + ordinary(split)}
     assert attacks("fresh3") == fresh3_attacks and ordinary("fresh3") == fresh3_ordinary
+
+
+BREADTH_SIZES = {"attacks": 1200, "ordinary": 1600}  # the sizes bench/poisoning_train.py draws
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_the_breadth_corpus_is_full_about_a_third_chinese_and_shares_no_text():
+    bad = attacks("breadth", BREADTH_SIZES["attacks"])
+    good = ordinary("breadth", BREADTH_SIZES["ordinary"])
+    for cases, size in ((bad, BREADTH_SIZES["attacks"]), (good, BREADTH_SIZES["ordinary"])):
+        assert len({case["text"] for case in cases}) == len(cases) == size
+        assert {case["split"] for case in cases} == {"breadth"}
+        chinese = [case for case in cases if case["lang"] == "zh"]
+        assert 0.25 <= len(chinese) / size <= 0.35, len(chinese) / size
+    # An attack encoded as base64, hex or percent-escapes shows no Chinese; ordinary text does.
+    assert all(CJK.search(case["text"]) for case in good if case["lang"] == "zh")
+    texts = {case["text"] for case in bad}
+    assert not texts & {case["text"] for case in good}
+    texts |= {case["text"] for case in good}
+    for split in ("tuned", "development", "heldout", "fresh", "fresh2"):
+        assert not texts & {case["text"] for case in attacks(split) + ordinary(split)}
+    assert attacks("breadth", BREADTH_SIZES["attacks"]) == bad
+
+
+def test_every_breadth_intent_and_topic_comes_in_both_languages():
+    found = Counter((case["lang"], case["family"]) for case in attacks("breadth", 1200))
+    for intent in breadth_intents.INTENTS:
+        assert found["en", intent] >= 50 and found["zh", intent] >= 15, intent
+    found = Counter((case["lang"], case["family"]) for case in ordinary("breadth", 1600))
+    for topic in (*breadth_runbooks.TOPICS, *breadth_ordinary.NOTE_FAMILIES):
+        assert found["en", topic] >= 10 and found["zh", topic] >= 5, topic
+
+
+def test_the_breadth_attacks_use_every_carrier_and_are_mostly_unobfuscated():
+    rng = random.Random(breadth_templates.SEED)
+    drawn = [breadth_templates.compose(rng) for _ in range(BREADTH_SIZES["attacks"])]
+    assert {shape for _, _, _, shape, _ in drawn} == set(breadth_carriers.CARRIERS)
+    hidden = Counter(obfuscation for *_, obfuscation in drawn)
+    assert set(hidden) == {"plain", *breadth_obfuscations.OBFUSCATIONS}
+    assert hidden["plain"] / len(drawn) >= 0.75
+    readable = ("plain", "invisible", "letter_spacing")
+    chinese = [
+        text for text, lang, *_, obfuscation in drawn if lang == "zh" and obfuscation in readable
+    ]
+    assert all(CJK.search(text) for text in chinese)
+
+
+def test_no_breadth_ordinary_memory_names_the_attackers_places():
+    attacker = [*SLOTS["evil_url"], *SLOTS["evil_base"], *SLOTS["evil_email"], *SLOTS["evil_dom"]]
+    for case in ordinary("breadth", BREADTH_SIZES["ordinary"]):
+        assert not any(place in case["text"] for place in attacker), case["text"]
 
 
 def test_the_tuned_attacks_cover_every_obfuscation_in_both_languages():
