@@ -140,6 +140,22 @@ def test_no_breadth_ordinary_memory_names_the_attackers_places():
         assert not any(place in case["text"] for place in attacker), case["text"]
 
 
+def test_the_fresh4_split_is_full_about_a_third_chinese_and_shares_no_text():
+    fresh4_attacks, fresh4_ordinary = attacks("fresh4"), ordinary("fresh4")
+    for cases in (fresh4_attacks, fresh4_ordinary):
+        assert len(cases) == 340
+        assert len({case["text"] for case in cases}) == 340
+        assert {case["split"] for case in cases} == {"fresh4"}
+        chinese = sum(case["lang"] == "zh" for case in cases) / len(cases)
+        assert 0.25 <= chinese <= 0.35, chinese
+    texts = {case["text"] for case in fresh4_attacks}
+    assert not texts & {case["text"] for case in fresh4_ordinary}
+    texts |= {case["text"] for case in fresh4_ordinary}
+    for split in ("tuned", "development", "heldout", "fresh", "fresh2", "fresh3"):
+        assert not texts & {case["text"] for case in attacks(split) + ordinary(split)}
+    assert attacks("fresh4") == fresh4_attacks and ordinary("fresh4") == fresh4_ordinary
+
+
 def test_the_tuned_attacks_cover_every_obfuscation_in_both_languages():
     families = {(case["lang"], case["family"]) for case in attacks("tuned")}
     for family in ("plain", "homoglyph", "invisible", "letter_spacing", "leetspeak", "base64",
