@@ -42,7 +42,7 @@ from memories.poisoning import classifier  # noqa: E402
 from tests.fixtures.poisoning.generate import attacks, ordinary  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "poisoning"
-SPLITS = ("tuned", "development", "heldout", "fresh", "fresh2", "fresh3")
+SPLITS = ("tuned", "development", "heldout", "fresh", "fresh2", "fresh3", "fresh4")
 
 
 def load(name: str) -> list[dict]:
@@ -112,10 +112,13 @@ def timing(texts: list[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--misses", action="store_true", help="list misses and false alarms")
+    parser.add_argument(
+        "--splits", default=",".join(SPLITS), help="generated splits to report, comma-separated"
+    )
     options = parser.parse_args()
     if classifier.scores(["warm-up"]) is None:
         print("classifier unavailable (no packaged model, or another embedder): rules only")
-    for split in SPLITS:
+    for split in options.splits.split(","):
         report(f"generated {split}", attacks(split), ordinary(split), options.misses)
     report("hand-written main set", load("attacks"), load("ordinary"), options.misses)
     report(

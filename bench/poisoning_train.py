@@ -1,17 +1,17 @@
 """Train the poisoning classifier on multilingual-e5-small vectors and write its weights.
 
-    .venv/bin/python bench/poisoning_train.py
+    .venv/bin/python bench/poisoning_train.py [--cache /tmp/poisoning-vectors.npz]
 
-Logistic regression (L2, full-batch gradient descent from zero weights, a fixed number of
-steps: no randomness, so the same model file gives the same weights) on the passage vectors
-of the generated `tuned`, `development`, `heldout` and `fresh` splits and the larger
+Logistic regression (L2, Newton's method from zero weights: no randomness, so the same
+model file gives the same weights) on the passage vectors
+of the generated `tuned`, `development`, `heldout`, `fresh`, `fresh2` and `fresh3` splits and the larger
 `breadth` training corpus (tests/fixtures/poisoning/generate.py: 1200 attacks, 1600 ordinary
 memories of runbooks, rules and agent conventions in many shapes, attacks hidden in
 carriers), plus ordinary text not written from templates: the
 retrieval corpus's memories and queries (tests/fixtures/retrieval/) and the paragraphs of
-docs/ (except security.md and injection.md, which quote attacks). `heldout` and `fresh`
-were each held out at first and measured once, then tuned and trained on; `fresh2` and
-`fresh3` never may be: they are the measures taken after tuning. Trained on templates alone, the
+docs/ (except security.md and injection.md, which quote attacks). `heldout` to `fresh3`
+were each held out at first and measured once, then tuned and trained on; `fresh4` never
+may be: it is the measure taken after tuning. Trained on templates alone, the
 model learnt their style: at 0.5 it flagged 16% of the hand-written ordinary memories and
 most docstrings and questions it was shown. The hand-written ordinary memories
 (ordinary.jsonl, holdout_ordinary.jsonl), never trained on, then calibrate the threshold:
@@ -48,29 +48,55 @@ TRAINING_SPLITS = {
     "development": (SIZE, SIZE),
     "heldout": (SIZE, SIZE),
     "fresh": (SIZE, SIZE),
+    "fresh2": (SIZE, SIZE),
+    "fresh3": (SIZE, SIZE),
     "breadth": (1200, 1600),
 }
 # Measured after tuning; training on them would void the measure. A split named here need
 # not exist yet (a measure written later on another line of work): it is kept out once it does.
-NEVER_TRAINED_ON = ("fresh2", "fresh3")
-L2, STEPS, RATE = 1e-3, 3000, 1.0
+NEVER_TRAINED_ON = ("fresh4",)
+L2, NEWTON_STEPS = 1e-3, 50
 
 
 def encoder() -> E5Encoder:
     return E5Encoder(PackagedE5Embedder.model_file(), default_data_dir(os.environ) / "models")
 
 
-def vectors(model: E5Encoder, texts: list[str]) -> np.ndarray:
-    return np.stack([model.encode("passage: " + normalize.classifier_text(text)) for text in texts])
+def vectors(model: E5Encoder, texts: list[str], cache: Path | None = None) -> np.ndarray:
+    """Passage vectors of what the classifier reads; with `cache` (an .npz file), vectors
+    of texts seen before are read back instead of embedded again (a retraining after a
+    change to the weights alone takes seconds)."""
+    readings = [normalize.classifier_text(text) for text in texts]
+    known: dict[str, np.ndarray] = {}
+    if cache is not None and cache.exists():
+        with np.load(cache) as stored:
+            known = dict(zip(stored["texts"].tolist(), stored["vectors"], strict=True))
+    for reading in dict.fromkeys(readings):
+        if reading not in known:
+            known[reading] = model.encode("passage: " + reading)
+    if cache is not None:
+        np.savez(cache, texts=np.array(list(known)), vectors=np.stack(list(known.values())))
+    return np.stack([known[reading] for reading in readings])
 
 
 def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
-    weights, bias = np.zeros(x.shape[1]), 0.0
-    for _ in range(STEPS):
-        error = 1 / (1 + np.exp(-(x @ weights + bias))) - y
-        weights -= RATE * (x.T @ error / len(y) + L2 * weights)
-        bias -= RATE * float(error.mean())
-    return weights, bias
+    """L2-regularised logistic regression by Newton's method from zero: the loss is convex
+    and the features few (384), so each step solves the exact Hessian, and the result does
+    not depend on a learning rate (gradient descent with a fixed one diverged as the
+    corpus grew: multilingual-e5 vectors share a strong common direction)."""
+    design = np.hstack([x, np.ones((len(y), 1))])
+    theta = np.zeros(design.shape[1])
+    ridge = np.full(design.shape[1], L2)
+    ridge[-1] = 0.0  # the bias is not shrunk
+    for _ in range(NEWTON_STEPS):
+        p = 1 / (1 + np.exp(-(design @ theta)))
+        gradient = design.T @ (p - y) / len(y) + ridge * theta
+        hessian = (design.T * (p * (1 - p))) @ design / len(y) + np.diag(ridge)
+        step = np.linalg.solve(hessian, gradient)
+        theta -= step
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return theta[:-1], float(theta[-1])
 
 
 def prose() -> list[str]:
@@ -138,7 +164,8 @@ def main() -> None:
         raise SystemExit(f"{len(shared)} training texts belong to a measured split; not training")
     model = encoder()
     started = time.perf_counter()
-    x = vectors(model, texts) * classifier.SCALE
+    cache = Path(sys.argv[sys.argv.index("--cache") + 1]) if "--cache" in sys.argv else None
+    x = vectors(model, texts, cache) * classifier.SCALE
     print(f"embedded {len(texts)} texts in {time.perf_counter() - started:.1f} s")
     y = np.array(labels, dtype=np.float64)
     weights, bias = fit(x, y)

@@ -203,7 +203,7 @@ WEAK_SIGNS = (
         r"\byou\s+(?:must|should\s+now|need\s+to\s+now|are\s+(?:now\s+)?required\s+to)\b"
         r"|\b(?:all|every|any)\s+(?:assistants?|agents?|models?)\s+(?:must|should|needs?\s+to|必须|需要)"
         r"|\bwhichever\s+(?:agent|assistant|model)\s+(?:picks|reads|applies)"
-        r"|接下来你(?:必须|要|需要)|你现在(?:要|必须|需要)|务必|(?:给|致)\s*AI\s*助手",
+        r"|接下来你(?:必须|要|需要)|你现在(?:要|必须|需要)|务必|(?:给|致)\s*AI\s*助手|(?:助手|模型|智能体|AI)(?:请注意|注意\s*[:：])",
         re.I,
     ),
     re.compile(  # tools or servers given the run of everything

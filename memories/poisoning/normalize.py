@@ -15,7 +15,7 @@ import base64
 import binascii
 import re
 import unicodedata
-from urllib.parse import unquote_plus
+from urllib.parse import unquote, unquote_plus
 
 _ZWJ, _VS16, _BOM = "\u200d", "\ufe0f", "\ufeff"
 # Invisible but not of category Cf: grapheme joiner, Hangul fillers, braille blank, selectors.
@@ -258,11 +258,22 @@ def fold_leet_shapes(text: str) -> str:
     return text.translate(_LEET_SYMBOLS)
 
 
+_MARKUP = re.compile(r"<!--|-->|</?[a-zA-Z][\w:-]*(?:\s[^<>]{0,300})?/?>")
+_PERCENT_RUN = re.compile(
+    r"(?:%[0-9A-Fa-f]{2}|[^\s%])*(?:%[0-9A-Fa-f]{2}){3,}(?:%[0-9A-Fa-f]{2}|[^\s%])*"
+)
+
+
 def classifier_text(text: str) -> str:
-    """What the classifier embeds: the visible text with letter-spacing collapsed (an
-    embedding of "i g n o r e" says little), leetspeak left alone (it would garble the
+    """What the classifier embeds: the words, not their carrier. The visible text with
+    markup tags and comment markers dropped (the rules judge what a page hides; a
+    `<details>` or `<!-- TODO -->` says nothing of intent), percent-encoded runs decoded
+    (an OAuth callback URL is a URL, not a disguise) and letter-spacing collapsed (an
+    embedding of "i g n o r e" says little); leetspeak is left alone (it would garble the
     version numbers and identifiers of ordinary notes)."""
-    return collapse_spacing(visible(text))
+    words = _MARKUP.sub(" ", visible(text))
+    words = _PERCENT_RUN.sub(lambda run: unquote(run.group(0)), words)
+    return collapse_spacing(words)
 
 
 def matching_copies(text: str) -> list[str]:
