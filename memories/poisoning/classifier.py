@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from functools import cache
 from pathlib import Path
 
@@ -62,7 +63,18 @@ def chunks(text: str) -> list[str]:
         current = f"{current}\n{line}" if current else line
     if current.strip():
         pieces.append(current)
-    return pieces[:MAX_CHUNKS]
+    return [piece for piece in pieces if _says_something(piece)][:MAX_CHUNKS]
+
+
+_WORD = re.compile(r"[\u3400-\u9fff]|[^\W\d_]{2,}")
+MIN_WORDS = 3
+
+
+def _says_something(piece: str) -> bool:
+    """Whether a piece has the few distinct words an embedding needs to say anything of
+    intent: a run of one letter, a hash or a number list is out of what the model learnt,
+    and its score would be noise."""
+    return len(set(_WORD.findall(piece.lower()))) >= MIN_WORDS
 
 
 def scores(texts: list[str]) -> list[float] | None:
@@ -74,8 +86,10 @@ def scores(texts: list[str]) -> list[float] | None:
     embedder = _embedder(name)
     if embedder is None:
         return None
-    pieces = [chunks(text) or [""] for text in texts]
+    pieces = [chunks(text) for text in texts]
     flat = [piece for group in pieces for piece in group]
+    if not flat:
+        return [0.0] * len(texts)
     try:
         vectors = embedder.embed_passages(flat)
     except Exception:  # a failing model must not fail a write; the rules still ran
@@ -84,7 +98,7 @@ def scores(texts: list[str]) -> list[float] | None:
     logits = 1 / (1 + np.exp(-(vectors @ weights + bias)))
     result, start = [], 0
     for group in pieces:
-        result.append(float(logits[start : start + len(group)].max()))
+        result.append(float(logits[start : start + len(group)].max()) if group else 0.0)
         start += len(group)
     return result
 

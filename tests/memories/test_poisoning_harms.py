@@ -98,3 +98,12 @@ def test_the_classifier_reads_the_words_not_their_carrier():
         "traceback",
     ]
     assert classifier_text("a < b and c > d, 5%") == "a < b and c > d, 5%"
+
+
+def test_the_classifier_skips_pieces_with_too_few_words_to_say_anything():
+    from memories.poisoning.classifier import chunks
+
+    assert chunks("x" * 5000) == []
+    assert chunks("3f9a 77c1 0b2e 91d4 5e6f") == []
+    assert chunks("Use pnpm for JavaScript projects.") == ["Use pnpm for JavaScript projects."]
+    assert chunks("缓存层用 Redis") == ["缓存层用 Redis"]
