@@ -14,9 +14,10 @@ were each held out at first and measured once, then tuned and trained on; `fresh
 may be: it is the measure taken after tuning. Trained on templates alone, the
 model learnt their style: at 0.5 it flagged 16% of the hand-written ordinary memories and
 most docstrings and questions it was shown. The hand-written ordinary memories
-(ordinary.jsonl, holdout_ordinary.jsonl), never trained on, then calibrate the threshold:
-the lowest multiple of 0.05 above every hand-written ordinary memory's score plus a 0.02
-margin, and at least 0.5.
+(ordinary.jsonl, holdout_ordinary.jsonl) and the agents' notes of the memory-evolution
+scenarios, never trained on, then calibrate the threshold: the lowest multiple
+of 0.05 above every hand-written ordinary memory's score plus a 0.02 margin, at least 0.5,
+at which at most one agent note in 500 is flagged.
 
 Writes memories/poisoning/classifier.json, which memories.poisoning.classifier reads when
 the active embedder is this same model.
@@ -122,20 +123,41 @@ def prose() -> list[str]:
     return texts
 
 
-def calibration_texts() -> list[str]:
-    fixtures = ROOT / "tests" / "fixtures" / "poisoning"
-    texts = []
+def calibration_texts() -> tuple[list[str], list[str]]:
+    """Ordinary memories the classifier never trains on: the hand-written sets, and the
+    memories of the memory-evolution scenarios (agents' notes as they write them)."""
+    fixtures = ROOT / "tests" / "fixtures"
+    written = []
     for name in ("ordinary", "holdout_ordinary"):
-        lines = (fixtures / f"{name}.jsonl").read_text().splitlines()
-        texts += [json.loads(line)["text"] for line in lines if line]
-    return texts
+        lines = (fixtures / "poisoning" / f"{name}.jsonl").read_text().splitlines()
+        written += [json.loads(line)["text"] for line in lines if line]
+    notes = []
+    for path in sorted((fixtures / "evolution").glob("*.jsonl")):
+        for line in path.read_text().splitlines():
+            case = json.loads(line) if line.strip() else {}
+            notes += [memory["content"] for memory in case.get("existing", [])]
+            notes += [case["write"]["content"]] if "write" in case else []
+    return written, list(dict.fromkeys(notes))
 
 
-def calibrated(threshold: float, weights: np.ndarray, bias: float, model: E5Encoder) -> float:
-    x = vectors(model, calibration_texts()) * classifier.SCALE
-    highest = float((1 / (1 + np.exp(-(x @ weights + bias)))).max())
-    print(f"highest score of a hand-written ordinary memory: {highest:.3f}")
-    return max(threshold, math.ceil((highest + 0.02) * 20) / 20)
+def calibrated(weights: np.ndarray, bias: float, model: E5Encoder, cache: Path | None) -> float:
+    """The lowest multiple of 0.05 (at least 0.5) above every hand-written ordinary memory's
+    score plus a 0.02 margin, at which at most one agent note in 500 is flagged."""
+    written, notes = calibration_texts()
+
+    def score(texts: list[str]) -> np.ndarray:
+        x = vectors(model, texts, cache) * classifier.SCALE
+        return 1 / (1 + np.exp(-(x @ weights + bias)))
+
+    highest, noted = float(score(written).max()), score(notes)
+    threshold = max(0.5, math.ceil((highest + 0.02) * 20) / 20)
+    while (noted >= threshold).mean() > 1 / 500:
+        threshold = round(threshold + 0.05, 2)
+    print(
+        f"highest hand-written ordinary score {highest:.3f}; {len(notes)} agent notes; "
+        f"{(noted >= threshold).mean():.4f} of them at or above {threshold}"
+    )
+    return threshold
 
 
 def measured_texts() -> set[str]:
@@ -169,7 +191,7 @@ def main() -> None:
     print(f"embedded {len(texts)} texts in {time.perf_counter() - started:.1f} s")
     y = np.array(labels, dtype=np.float64)
     weights, bias = fit(x, y)
-    threshold = calibrated(0.5, weights, bias, model)
+    threshold = calibrated(weights, bias, model, cache)
     classifier.WEIGHTS_FILE.write_text(
         json.dumps(
             {

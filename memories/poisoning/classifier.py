@@ -67,7 +67,7 @@ def chunks(text: str) -> list[str]:
 
 
 _WORD = re.compile(r"[\u3400-\u9fff]|[^\W\d_]{2,}")
-MIN_WORDS = 3
+MIN_WORDS = 4
 
 
 def _says_something(piece: str) -> bool:
