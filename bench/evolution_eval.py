@@ -22,8 +22,10 @@ Prints per set: precision, recall and F1 per relation (`none` included), the con
 matrix, the same per language, duplicate recall on cross-language pairs, and the figures
 that must be zero whatever the quality: owner-trusted memories displaced by the agent's
 write, relations to a memory of another project or task, relations to a memory the writer
-cannot read. Exit status 1 when one of those is not zero, a write failed, or an agent's
-text in the corpus was quarantined (the scenario then tests nothing: fix the corpus).
+cannot read. Exit status 1 when one of those is not zero or a write failed. An agent's text
+in the corpus that the poisoning screen quarantines is counted and named (its pairs are
+scored as what the receipt says: a held write relates to nothing): it is a false positive
+of the screen, reported by bench/poisoning_eval.py's figures too, not a fault of the judge.
 """
 
 from __future__ import annotations
@@ -473,7 +475,7 @@ def main() -> int:
     unsafe = defaultdict(int)
     for summary in summaries.values():
         for key in ("owner_memories_displaced", "cross_project_relations",
-                    "invisible_relations", "errors", "quarantined"):  # fmt: skip
+                    "invisible_relations", "errors"):  # fmt: skip
             unsafe[key] += summary[key]
     return 1 if any(unsafe.values()) else 0
 
