@@ -26,7 +26,10 @@ from __future__ import annotations
 
 import re
 
+from memories.poisoning.negation import negated, unnegated
+
 _I = re.IGNORECASE | re.MULTILINE
+WINDOW = 40  # how far back a prohibition governs a request
 _S = r"[^.;!?\n]"  # within one English sentence
 _Z = r"[^。；！？\n]"  # within one Chinese sentence
 
@@ -221,18 +224,6 @@ WEAK_SIGNS = (
         re.I,
     ),
 )
-NEGATED = re.compile(
-    r"(?:\b(?:never|not|don't|do\s+not|doesn't|mustn't|must\s+not|shouldn't|forbidden|avoid)\b"
-    r"|不要|别|禁止|切勿|不得|不能|严禁|不可|勿|不准)[^.;!?。；！？\n]{0,30}$",
-    re.IGNORECASE,
-)
-
-
-def _unnegated(pattern: re.Pattern, text: str) -> re.Match | None:
-    for match in pattern.finditer(text):
-        if not NEGATED.search(text[max(0, match.start() - 40) : match.start()]):
-            return match
-    return None
 
 
 def harm(text: str) -> tuple[str, re.Match] | None:
@@ -245,13 +236,13 @@ def harm(text: str) -> tuple[str, re.Match] | None:
         ("published_secret", (PUBLISHED,)),
     ):
         for pattern in patterns:
-            if match := _unnegated(pattern, text):
+            if match := unnegated(pattern, text, WINDOW):
                 return rule, match
     signs = [
         match
         for pattern in WEAK_SIGNS
         for match in pattern.finditer(text)
-        if not NEGATED.search(text[max(0, match.start() - 40) : match.start()])
+        if not negated(text, match.start(), WINDOW)
     ]
     if len(signs) >= 2:
         return "weakened_safeguards", signs[0]

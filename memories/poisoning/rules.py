@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from memories.poisoning import harms
+from memories.poisoning.negation import unnegated
 
 _I = re.IGNORECASE | re.MULTILINE
 
@@ -201,12 +202,6 @@ CREDENTIAL_LEAK = re.compile(
     rf"(?:{_LEAK_VERB})[^\n]{{0,40}}?(?:{_CREDENTIAL_FILE})|(?:{_CREDENTIAL_FILE})[^\n]{{0,40}}?(?:{_LEAK_VERB})",
     re.IGNORECASE,
 )
-# "Never send …", "不要把 … 发到 …": a prohibition aimed at people, not an exfiltration.
-NEGATION = re.compile(
-    r"(?:\b(?:never|not|don't|do\s+not|doesn't|no|avoid|without|mustn't|must\s+not|shouldn't|forbidden)\b"
-    r"|不要|别|禁止|切勿|不得|不能|严禁|不可|勿|不准)[^.;!?。；！？\n]{0,40}$",
-    re.IGNORECASE,
-)
 ADDRESSED_EN = re.compile(
     r"\b(?:ai|assistant|agent|model|llm|chatbot)s?\s+(?:reading|that\s+reads?|who\s+reads?)\s+this\b"
     r"|\b(?:whichever|whatever|any|every)\s+(?:ai\s+)?(?:model|assistant|agent|llm|bot)s?\s+(?:that\s+)?"
@@ -257,13 +252,6 @@ HIDDEN_HTML = re.compile(
 )
 
 
-def _unnegated(pattern: re.Pattern, text: str) -> re.Match | None:
-    for match in pattern.finditer(text):
-        if not NEGATION.search(text[max(0, match.start() - 60) : match.start()]):
-            return match
-    return None
-
-
 def instruction_rule(text: str) -> tuple[str, re.Match] | None:
     """The first rule one copy of a text matches, with its match."""
     checks = (
@@ -271,8 +259,8 @@ def instruction_rule(text: str) -> tuple[str, re.Match] | None:
         ("role_reassignment", lambda: ROLE_EN.search(text) or ROLE_EN_CASED.search(text) or ROLE_ZH.search(text)),
         ("role_markup", lambda: ROLE_MARKUP.search(text)),
         ("system_framing", lambda: SYSTEM_FRAMING.search(text) or TOOL_CALL.search(text)),
-        ("exfiltration", lambda: _unnegated(EXFILTRATION_EN, text) or _unnegated(EXFILTRATION_ZH, text)),
-        ("credential_leak", lambda: _unnegated(CREDENTIAL_LEAK, text)),
+        ("exfiltration", lambda: unnegated(EXFILTRATION_EN, text) or unnegated(EXFILTRATION_ZH, text)),
+        ("credential_leak", lambda: unnegated(CREDENTIAL_LEAK, text)),
         ("agent_directive", lambda: ADDRESSED_EN.search(text) or ADDRESSED_ZH.search(text)),
     )  # fmt: skip
     for rule, check in checks:
