@@ -78,13 +78,14 @@ _QUOTED = re.compile(
     r"'[^'\n]{6,160}'|\"[^\"\n]{6,160}\"|“[^”\n]{3,160}”|「[^」\n]{3,160}」|‘[^’\n]{3,160}’"
     r"|\bDAN(?:-style|-type|\s*类)"
 )
-_DESTINATION = re.compile(r"https?://|@[\w-]+\.|\b\d{1,3}(?:\.\d{1,3}){3}\b")
 
 
 def _without_specimens(text: str) -> str:
     if not _SPECIMEN_FRAME.search(text):
         return text
-    return _QUOTED.sub(lambda m: m.group(0) if _DESTINATION.search(m.group(0)) else "«…»", text)
+    return _QUOTED.sub(
+        lambda m: m.group(0) if rules.DESTINATION.search(m.group(0)) else "«…»", text
+    )
 
 
 def _instructions(text: str) -> tuple[str, str] | None:

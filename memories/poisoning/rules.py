@@ -170,6 +170,7 @@ _DESTINATION = (
     r"|\bwebhook\b|\bpastebin\b|\bgist\b|external\s+server|my\s+server"
     r"|\b(?:into|in)\s+(?:your|the)\s+(?:reply|answer|response|output|next\s+message))"
 )
+DESTINATION = re.compile(_DESTINATION, re.IGNORECASE)  # somewhere to send things
 EXFILTRATION_EN = re.compile(
     rf"{_SEND_EN}[^\n]{{0,60}}?{_SECRET_EN}[^\n]{{0,60}}?{_DESTINATION}"
     rf"|\b(?:export|collect|gather|grab|read|take|copy)\b[^\n]{{0,20}}?{_SECRET_EN}[^\n]{{0,30}}?{_SEND_EN}[^\n]{{0,40}}?{_DESTINATION}"

@@ -2,7 +2,7 @@
 
 The corpora (tests/fixtures/poisoning/generate.py) are fabricated and seeded; the targets
 (catch >= 0.90, false positives <= 0.03) are asserted on the tuned split, where the rules
-were written. The held-out and fresh splits (fresh, fresh2) are reported by bench/poisoning_eval.py, not
+were written. The held-out and blind splits (fresh to fresh4) are reported by bench/poisoning_eval.py, not
 asserted: a test that must pass on them would make them more splits to tune on. The
 `breadth` split is training material only: its tests check its make-up, not the screen.
 """
@@ -57,36 +57,26 @@ def test_no_fresh_case_appears_in_an_older_split_or_on_both_sides():
         assert not (fresh_attacks | fresh_ordinary) & older
 
 
-def test_the_fresh2_split_is_full_about_a_third_chinese_and_shares_no_text():
-    fresh2_attacks, fresh2_ordinary = attacks("fresh2"), ordinary("fresh2")
-    for cases in (fresh2_attacks, fresh2_ordinary):
-        assert len(cases) == 340
-        assert len({case["text"] for case in cases}) == 340
-        assert {case["split"] for case in cases} == {"fresh2"}
-        chinese = sum(case["lang"] == "zh" for case in cases) / len(cases)
-        assert 0.25 <= chinese <= 0.35, chinese
-    texts = {case["text"] for case in fresh2_attacks}
-    assert not texts & {case["text"] for case in fresh2_ordinary}
-    texts |= {case["text"] for case in fresh2_ordinary}
-    for split in ("tuned", "development", "heldout", "fresh"):
-        assert not texts & {case["text"] for case in attacks(split) + ordinary(split)}
-    assert attacks("fresh2") == fresh2_attacks and ordinary("fresh2") == fresh2_ordinary
+# The blind splits, each written after every split before it in this list was tuned on.
+BLIND = ("fresh2", "fresh3", "fresh4")
+OLDER = ("tuned", "development", "heldout", "fresh")
 
 
-def test_the_fresh3_split_is_full_about_a_third_chinese_and_shares_no_text():
-    fresh3_attacks, fresh3_ordinary = attacks("fresh3"), ordinary("fresh3")
-    for cases in (fresh3_attacks, fresh3_ordinary):
+@pytest.mark.parametrize("split", BLIND)
+def test_a_blind_split_is_full_about_a_third_chinese_and_shares_no_text(split):
+    split_attacks, split_ordinary = attacks(split), ordinary(split)
+    for cases in (split_attacks, split_ordinary):
         assert len(cases) == 340
         assert len({case["text"] for case in cases}) == 340
-        assert {case["split"] for case in cases} == {"fresh3"}
+        assert {case["split"] for case in cases} == {split}
         chinese = sum(case["lang"] == "zh" for case in cases) / len(cases)
         assert 0.25 <= chinese <= 0.35, chinese
-    texts = {case["text"] for case in fresh3_attacks}
-    assert not texts & {case["text"] for case in fresh3_ordinary}
-    texts |= {case["text"] for case in fresh3_ordinary}
-    for split in ("tuned", "development", "heldout", "fresh", "fresh2"):
-        assert not texts & {case["text"] for case in attacks(split) + ordinary(split)}
-    assert attacks("fresh3") == fresh3_attacks and ordinary("fresh3") == fresh3_ordinary
+    texts = {case["text"] for case in split_attacks}
+    assert not texts & {case["text"] for case in split_ordinary}
+    texts |= {case["text"] for case in split_ordinary}
+    for older in (*OLDER, *BLIND[: BLIND.index(split)]):
+        assert not texts & {case["text"] for case in attacks(older) + ordinary(older)}
+    assert attacks(split) == split_attacks and ordinary(split) == split_ordinary
 
 
 BREADTH_SIZES = {"attacks": 1200, "ordinary": 1600}  # the sizes bench/poisoning_train.py draws
@@ -138,22 +128,6 @@ def test_no_breadth_ordinary_memory_names_the_attackers_places():
     attacker = [*SLOTS["evil_url"], *SLOTS["evil_base"], *SLOTS["evil_email"], *SLOTS["evil_dom"]]
     for case in ordinary("breadth", BREADTH_SIZES["ordinary"]):
         assert not any(place in case["text"] for place in attacker), case["text"]
-
-
-def test_the_fresh4_split_is_full_about_a_third_chinese_and_shares_no_text():
-    fresh4_attacks, fresh4_ordinary = attacks("fresh4"), ordinary("fresh4")
-    for cases in (fresh4_attacks, fresh4_ordinary):
-        assert len(cases) == 340
-        assert len({case["text"] for case in cases}) == 340
-        assert {case["split"] for case in cases} == {"fresh4"}
-        chinese = sum(case["lang"] == "zh" for case in cases) / len(cases)
-        assert 0.25 <= chinese <= 0.35, chinese
-    texts = {case["text"] for case in fresh4_attacks}
-    assert not texts & {case["text"] for case in fresh4_ordinary}
-    texts |= {case["text"] for case in fresh4_ordinary}
-    for split in ("tuned", "development", "heldout", "fresh", "fresh2", "fresh3"):
-        assert not texts & {case["text"] for case in attacks(split) + ordinary(split)}
-    assert attacks("fresh4") == fresh4_attacks and ordinary("fresh4") == fresh4_ordinary
 
 
 def test_the_tuned_attacks_cover_every_obfuscation_in_both_languages():
