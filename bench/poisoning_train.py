@@ -67,7 +67,11 @@ def vectors(model: E5Encoder, texts: list[str], cache: Path | None = None) -> np
     """Passage vectors of what the classifier reads; with `cache` (an .npz file), vectors
     of texts seen before are read back instead of embedded again (a retraining after a
     change to the weights alone takes seconds)."""
-    readings = [normalize.classifier_text(text) for text in texts]
+    return embedded(model, [normalize.classifier_text(text) for text in texts], cache)
+
+
+def embedded(model: E5Encoder, readings: list[str], cache: Path | None = None) -> np.ndarray:
+    """Passage vectors of readings as they are (see `vectors`)."""
     known: dict[str, np.ndarray] = {}
     if cache is not None and cache.exists():
         with np.load(cache) as stored:
@@ -146,8 +150,12 @@ def calibrated(weights: np.ndarray, bias: float, model: E5Encoder, cache: Path |
     written, notes = calibration_texts()
 
     def score(texts: list[str]) -> np.ndarray:
-        x = vectors(model, texts, cache) * classifier.SCALE
-        return 1 / (1 + np.exp(-(x @ weights + bias)))
+        """Each text's score as a write reads it (memories.poisoning.classifier.read)."""
+
+        def embed(readings: list[str]) -> np.ndarray:
+            return embedded(model, readings, cache)
+
+        return np.array(classifier.read(texts, embed, weights * classifier.SCALE, bias))
 
     highest, noted = float(score(written).max()), score(notes)
     threshold = max(0.5, math.ceil((highest + 0.02) * 20) / 20)

@@ -24,6 +24,8 @@ from memories.poisoning import normalize
 WEIGHTS_FILE = Path(__file__).resolve().parent / "classifier.json"
 SCALE = 10.0  # unit vectors scaled so that plain gradient descent converges in few steps
 CHUNK_CHARS, MAX_CHUNKS = 400, 4  # a long text is read in pieces; an attack is one sentence
+MAX_SENTENCES = 12
+SENTENCE_GATE = 0.1
 
 log = logging.getLogger(__name__)
 
@@ -50,22 +52,36 @@ def _embedder(name: str):
     return embedder if embedder is not None and embedder.name == name else None
 
 
-def chunks(text: str) -> list[str]:
-    """The pieces of a text the classifier reads: lines packed up to CHUNK_CHARS."""
-    pieces, current = [], ""
-    for line in normalize.classifier_text(text).splitlines():
+def pieces(text: str) -> tuple[list[str], list[str]]:
+    """The pieces of a text the classifier reads: its lines packed up to CHUNK_CHARS, and
+    its sentences one by one (those that are not already a packed piece). One order hidden
+    in a CSV row, a docstring or a long runbook is most of its sentence and little of a
+    400-character piece; the packed pieces keep what a sentence alone does not say."""
+    reading = normalize.classifier_text(text)
+    packed, current = [], ""
+    for line in reading.splitlines():
         while len(line) > CHUNK_CHARS:
-            pieces.append(line[:CHUNK_CHARS])
+            packed.append(line[:CHUNK_CHARS])
             line = line[CHUNK_CHARS:]
         if current and len(current) + len(line) + 1 > CHUNK_CHARS:
-            pieces.append(current)
+            packed.append(current)
             current = ""
         current = f"{current}\n{line}" if current else line
     if current.strip():
-        pieces.append(current)
-    return [piece for piece in pieces if _says_something(piece)][:MAX_CHUNKS]
+        packed.append(current)
+    packed = [piece for piece in packed if _says_something(piece)][:MAX_CHUNKS]
+    sentences = [piece.strip()[:CHUNK_CHARS] for piece in _SENTENCE_END.split(reading)]
+    sentences = [s for s in dict.fromkeys(sentences) if _says_something(s) and s not in packed]
+    return packed, sentences[:MAX_SENTENCES]
 
 
+def chunks(text: str) -> list[str]:
+    """Every piece of a text, packed pieces first."""
+    packed, sentences = pieces(text)
+    return packed + sentences
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?;。！？；])\s+|\n+|(?<=[。！？；])")
 _WORD = re.compile(r"[\u3400-\u9fff]|[^\W\d_]{2,}")
 MIN_WORDS = 4
 
@@ -78,7 +94,7 @@ def _says_something(piece: str) -> bool:
 
 
 def scores(texts: list[str]) -> list[float] | None:
-    """Each text's highest chunk score (0..1), or None when the model is not available."""
+    """Each text's highest piece score (0..1), or None when the model is not available."""
     loaded = _weights()
     if loaded is None or not texts:
         return None
@@ -86,19 +102,36 @@ def scores(texts: list[str]) -> list[float] | None:
     embedder = _embedder(name)
     if embedder is None:
         return None
-    pieces = [chunks(text) for text in texts]
-    flat = [piece for group in pieces for piece in group]
-    if not flat:
-        return [0.0] * len(texts)
     try:
-        vectors = embedder.embed_passages(flat)
+        return read(texts, embedder.embed_passages, weights, bias)
     except Exception:  # a failing model must not fail a write; the rules still ran
         log.exception("poisoning classifier: embedding failed")
         return None
-    logits = 1 / (1 + np.exp(-(vectors @ weights + bias)))
+
+
+def read(texts: list[str], embed, weights: np.ndarray, bias: float) -> list[float]:
+    """Each text's highest piece score, `embed` giving the pieces' unit vectors. The packed
+    pieces are read first; a text's sentences only when those score SENTENCE_GATE or more
+    (a text whose every line reads as ordinary hides no order in one of its sentences
+    on the measured corpora, and the gate spares most multi-sentence notes the extra
+    embeddings). bench/poisoning_train.py calibrates the threshold through this same
+    function, so what it measures is what a write does."""
+    split = [pieces(text) for text in texts]
+    best = _best([packed for packed, _ in split], embed, weights, bias)
+    again = [i for i, (_, sentences) in enumerate(split) if sentences and best[i] >= SENTENCE_GATE]
+    for index, score in zip(again, _best([split[i][1] for i in again], embed, weights, bias)):
+        best[index] = max(best[index], score)
+    return best
+
+
+def _best(groups: list[list[str]], embed, weights: np.ndarray, bias: float) -> list[float]:
+    flat = [piece for group in groups for piece in group]
+    if not flat:
+        return [0.0] * len(groups)
+    scored = 1 / (1 + np.exp(-(embed(flat) @ weights + bias)))
     result, start = [], 0
-    for group in pieces:
-        result.append(float(logits[start : start + len(group)].max()) if group else 0.0)
+    for group in groups:
+        result.append(float(scored[start : start + len(group)].max()) if group else 0.0)
         start += len(group)
     return result
 
