@@ -32,6 +32,7 @@ def _commands(argv: list[str]) -> int:
     import argparse
 
     from continuity_client import doctor, install
+    from continuity_client.token_check import TokenProblem, missing_scopes_advice, token_check
 
     parser = argparse.ArgumentParser(prog="continuity", description="Continuity on this machine.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -52,8 +53,18 @@ def _commands(argv: list[str]) -> int:
         return doctor.run(sys.stdout)
     try:
         if args.command == "setup":
-            install.readable(args.agent)  # refuse before writing anything
-            saved = install.save_config(args.url, args.token)
+            # Refuse before writing anything: an unreadable hook file, a malformed argument,
+            # a server that cannot be reached or a token the hooks could not work with.
+            install.readable(args.agent)
+            install.validate(args.url, args.token)
+            url = args.url.rstrip("/")
+            try:
+                check = token_check(url, args.token)
+            except TokenProblem as problem:
+                raise install.SetupError(str(problem)) from None
+            if check.missing:
+                raise install.SetupError(missing_scopes_advice(check))
+            saved = install.save_config(url, args.token)
             path, changed = install.install(args.agent)
             print(f"Saved the server and token in {saved} (readable only by you).")
             print(

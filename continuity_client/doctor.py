@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 
 from continuity_client import config, http, install
-
-NEEDED_SCOPES = ("memories:read", "capture:write")
+from continuity_client.token_check import TokenProblem, missing_scopes_advice, token_check
 
 
 def run(out) -> int:
@@ -42,19 +41,20 @@ def _server(settings: dict) -> list[tuple[bool, str]]:
     status = health.body.get("status") if isinstance(health.body, dict) else None
     results = [(health.status == 200, f"server: /health answered {health.status} ({status})")]
     try:
-        reply = http.call(
-            "GET", f"{settings['url']}/api/v1/capabilities", token=settings["token"], timeout=5
-        )
-    except OSError as error:
-        return [*results, (False, f"token: not checked ({error})")]
-    if reply.status != 200 or not isinstance(reply.body, dict):
-        return [*results, (False, f"token: refused ({reply.status})")]
-    scopes = reply.body.get("scopes", [])
-    missing = [scope for scope in NEEDED_SCOPES if scope not in scopes]
-    message = f"token: valid for agent {reply.body.get('agent_name')!r}, scopes {', '.join(scopes)}"
-    if missing:
-        return [*results, (False, f"{message}; missing {', '.join(missing)}")]
+        check = token_check(settings["url"], settings["token"])
+    except TokenProblem as problem:
+        return [*results, (False, f"token: {problem}")]
+    message = (
+        f"token: valid for agent {check.agent_name!r}, scopes {', '.join(check.scopes)}"
+        f" (from {_source_name(settings['token_source'])})"
+    )
+    if check.missing:
+        return [*results, (False, f"{message}; {missing_scopes_advice(check)}")]
     return [*results, (True, message)]
+
+
+def _source_name(source: str) -> str:
+    return "the saved config" if source == "config" else f"${source}"
 
 
 def _hooks() -> list[tuple[bool, str]]:

@@ -151,6 +151,14 @@ def installed(agent: str) -> dict[str, bool]:
 
 
 def save_config(url: str, token: str) -> Path:
+    validate(url, token)
+    path = config.config_path()
+    config.atomic_write(path, json.dumps({"url": url.rstrip("/"), "token": token}, indent=2) + "\n")
+    return path
+
+
+def validate(url: str, token: str) -> None:
+    """Raise SetupError for a URL or token that cannot be right, before asking the server."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise SetupError(
@@ -158,6 +166,3 @@ def save_config(url: str, token: str) -> Path:
         )
     if not token.startswith("cont_pat_"):
         raise SetupError("--token must be a Continuity access token (it starts with cont_pat_).")
-    path = config.config_path()
-    config.atomic_write(path, json.dumps({"url": url.rstrip("/"), "token": token}, indent=2) + "\n")
-    return path

@@ -60,3 +60,11 @@ def git_checkout(path: Path, remote: str | None) -> Path:
 def hook_log(home: Path) -> str:
     path = home / ".continuity" / "state" / "hook.log"
     return path.read_text() if path.exists() else ""
+
+
+def save_config(home: Path, url: str, token: str) -> None:
+    """The config `continuity setup` writes, for tests of what happens with one setup would
+    refuse (a revoked token, a server that went away)."""
+    folder = home / ".continuity"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps({"url": url, "token": token}))
