@@ -4,6 +4,7 @@
     continuity setup claude | codex --url URL --token TOKEN
     continuity uninstall claude | codex
     continuity doctor
+    continuity status
 
 The hook path is kept lean (no argparse, only what a hook imports), since agents start it
 for every prompt.
@@ -31,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
 def _commands(argv: list[str]) -> int:
     import argparse
 
-    from continuity_client import doctor, install
+    from continuity_client import doctor, install, status, trouble
     from continuity_client.token_check import TokenProblem, missing_scopes_advice, token_check
 
     parser = argparse.ArgumentParser(prog="continuity", description="Continuity on this machine.")
@@ -47,10 +48,13 @@ def _commands(argv: list[str]) -> int:
     remove = commands.add_parser("uninstall", help="remove Continuity's hooks, keeping others")
     remove.add_argument("agent", choices=sorted(install.TARGETS))
     commands.add_parser("doctor", help="check server, token, hooks and watermarks")
+    commands.add_parser("status", help="how this machine is wired, and hook errors to fix")
     args = parser.parse_args(argv)
 
     if args.command == "doctor":
         return doctor.run(sys.stdout)
+    if args.command == "status":
+        return status.run(sys.stdout)
     try:
         if args.command == "setup":
             # Refuse before writing anything: an unreadable hook file, a malformed argument,
@@ -65,6 +69,7 @@ def _commands(argv: list[str]) -> int:
             if check.missing:
                 raise install.SetupError(missing_scopes_advice(check))
             saved = install.save_config(url, args.token)
+            trouble.clear_all()  # a checked token replaces whatever the hooks tripped over
             path, changed = install.install(args.agent)
             print(f"Saved the server and token in {saved} (readable only by you).")
             print(

@@ -2,15 +2,16 @@
 
 Checks, in order: a server and token are configured; the server answers /health; the token
 is accepted (/api/v1/capabilities) and has the scopes the hooks need; which agents have the
-hooks installed; every watermark file is readable. Prints one line per check and exits 1
-when any check failed.
+hooks installed (and, for Codex, trusted); no hook's last error still stands (trouble.py);
+every watermark file is readable. Prints one line per check and exits 1 when any check
+failed.
 """
 
 from __future__ import annotations
 
 import json
 
-from continuity_client import config, http, install
+from continuity_client import config, http, install, trouble
 from continuity_client.token_check import TokenProblem, missing_scopes_advice, token_check
 
 
@@ -25,6 +26,7 @@ def run(out) -> int:
             (False, f"config: no server or token (run `continuity setup`; {config.config_path()})")
         )
     results += _hooks()
+    results += _last_errors()
     results += _watermarks()
     for ok, message in results:
         out.write(f"[{'ok' if ok else 'FAIL'}] {message}\n")
@@ -46,14 +48,14 @@ def _server(settings: dict) -> list[tuple[bool, str]]:
         return [*results, (False, f"token: {problem}")]
     message = (
         f"token: valid for agent {check.agent_name!r}, scopes {', '.join(check.scopes)}"
-        f" (from {_source_name(settings['token_source'])})"
+        f" (from {source_name(settings['token_source'])})"
     )
     if check.missing:
         return [*results, (False, f"{message}; {missing_scopes_advice(check)}")]
     return [*results, (True, message)]
 
 
-def _source_name(source: str) -> str:
+def source_name(source: str) -> str:
     return "the saved config" if source == "config" else f"${source}"
 
 
@@ -75,6 +77,21 @@ def _hooks() -> list[tuple[bool, str]]:
             (False, "hooks: no agent has the hooks (run `continuity setup claude|codex`)")
         )
     return results
+
+
+def _last_errors() -> list[tuple[bool, str]]:
+    standing = trouble.recorded()
+    if not standing:
+        return [(True, "last errors: none standing")]
+    return [(False, describe_error(entry)) for entry in standing]
+
+
+def describe_error(entry: dict) -> str:
+    """One hook's standing error as `doctor` and `status` print it."""
+    return (
+        f"last error: {entry.get('hook')} at {entry.get('at')}: {entry.get('problem')}; "
+        f"to fix: {entry.get('fix')}"
+    )
 
 
 def _watermarks() -> list[tuple[bool, str]]:
