@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
 def _commands(argv: list[str]) -> int:
     import argparse
 
-    from continuity_client import doctor, install, status, trouble
+    from continuity_client import codex_trust, doctor, install, status, trouble
     from continuity_client.token_check import TokenProblem, missing_scopes_advice, token_check
 
     parser = argparse.ArgumentParser(prog="continuity", description="Continuity on this machine.")
@@ -84,7 +84,9 @@ def _commands(argv: list[str]) -> int:
             )
             if args.agent == "codex":
                 print(
-                    "Codex runs hooks only with its `hooks` feature on ([features] hooks = true in config.toml)."
+                    "Codex runs a new or changed hook only once you trust it, and `codex exec` "
+                    f"skips untrusted hooks silently: {codex_trust.WHAT_TO_DO}. "
+                    "`continuity doctor` checks it."
                 )
             return 0
         path, changed = install.uninstall(args.agent)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from continuity_client import config, http, install, trouble
+from continuity_client import codex_trust, config, http, install, trouble
 from continuity_client.token_check import TokenProblem, missing_scopes_advice, token_check
 
 
@@ -72,11 +72,36 @@ def _hooks() -> list[tuple[bool, str]]:
             else ("partly installed" if done else "not installed")
         )
         results.append((len(done) in (0, len(events)), f"hooks: {agent} {state} ({path})"))
+    if install.installed("codex") and all(install.installed("codex").values()):
+        results.append(_codex_trust())
     if not any_installed:
         results.append(
             (False, "hooks: no agent has the hooks (run `continuity setup claude|codex`)")
         )
     return results
+
+
+def _codex_trust() -> tuple[bool, str]:
+    try:
+        states = install.codex_trust_states()
+    except ValueError as error:
+        return False, f"hooks: codex trust not known: {error}"
+    return codex_trust_verdict(states)
+
+
+def codex_trust_verdict(states: dict[str, str]) -> tuple[bool, str]:
+    """(ok, line) for Codex's trust in the installed hooks, as doctor and status print it."""
+    if all(state == "trusted" for state in states.values()):
+        return True, f"hooks: codex trust recorded for {', '.join(states)} (Codex checks it)"
+    why = {
+        "untrusted": "has not trusted",
+        "changed": "no longer trusts (the hook changed since it was trusted)",
+        "disabled": "has disabled",
+    }
+    told = "; ".join(
+        f"Codex {why[state]} {event}" for event, state in states.items() if state != "trusted"
+    )
+    return False, f"hooks: codex skips them: {told}. To fix: {codex_trust.WHAT_TO_DO}"
 
 
 def _last_errors() -> list[tuple[bool, str]]:

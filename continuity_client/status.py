@@ -9,7 +9,7 @@ asks the server.
 from __future__ import annotations
 
 from continuity_client import config, install, trouble
-from continuity_client.doctor import describe_error, source_name
+from continuity_client.doctor import codex_trust_verdict, describe_error, source_name
 
 
 def run(out) -> int:
@@ -30,6 +30,13 @@ def run(out) -> int:
             "installed" if done == len(events) else "partly installed" if done else "not installed"
         )
         out.write(f"{agent}: hooks {state} ({install.TARGETS[agent][0]()})\n")
+        if agent == "codex" and state == "installed":
+            try:
+                ok, line = codex_trust_verdict(install.codex_trust_states())
+            except ValueError as error:
+                ok, line = False, f"hooks: codex trust not known: {error}"
+            problems += not ok
+            out.write(f"  {line}\n")
         for entry in standing:
             if str(entry.get("hook", "")).startswith(f"{agent}-"):
                 problems += 1
