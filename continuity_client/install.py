@@ -103,7 +103,7 @@ def install(agent: str) -> tuple[Path, str | None]:
     data = _read(path)
     before = path.read_text(encoding="utf-8") if path.exists() else None
     hooks = data.setdefault("hooks", {})
-    old_positions = codex_trust.positions(hooks, events, is_ours)
+    old_positions = codex_trust.positions(hooks, events, is_ours) if agent == "codex" else {}
     changed = []
     for event, hook in events.items():
         groups = hooks.get(event) if isinstance(hooks.get(event), list) else []
