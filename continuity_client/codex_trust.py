@@ -32,6 +32,7 @@ WHAT_TO_DO = (
     "UserPromptSubmit hooks (one `codex exec` run can skip the check with "
     "--dangerously-bypass-hook-trust)"
 )
+OR_LET_SETUP = "or have setup record it through Codex: `continuity setup codex ... --trust`"
 
 
 def codex_config_path() -> Path:

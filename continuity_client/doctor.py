@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from continuity_client import codex_trust, config, http, install, trouble
+from continuity_client import codex_app, codex_trust, config, http, install, trouble
 from continuity_client.token_check import TokenProblem, missing_scopes_advice, token_check
 
 
@@ -82,11 +82,32 @@ def _hooks() -> list[tuple[bool, str]]:
 
 
 def _codex_trust() -> tuple[bool, str]:
+    """Codex's own answer when Codex is here (its app-server), else its config.toml read."""
+    binary = codex_app.codex_binary()
+    if binary:
+        try:
+            hooks = [hook for hook in codex_app.list_hooks(binary) if install.is_ours(hook)]
+        except codex_app.AppServerError:
+            hooks = []
+        if hooks:
+            return codex_trust_verdict({
+                _event(hook["eventName"]): "disabled" if hook.get("enabled") is False
+                else STATUS.get(hook["trustStatus"], "untrusted") for hook in hooks
+            })  # fmt: skip
     try:
         states = install.codex_trust_states()
     except ValueError as error:
         return False, f"hooks: codex trust not known: {error}"
     return codex_trust_verdict(states)
+
+
+# Codex's trustStatus → the states codex_trust reads from config.toml.
+STATUS = {"trusted": "trusted", "managed": "trusted", "untrusted": "untrusted",
+          "modified": "changed"}  # fmt: skip
+
+
+def _event(name: str) -> str:
+    return name[:1].upper() + name[1:]  # userPromptSubmit → UserPromptSubmit
 
 
 def codex_trust_verdict(states: dict[str, str]) -> tuple[bool, str]:
@@ -101,7 +122,10 @@ def codex_trust_verdict(states: dict[str, str]) -> tuple[bool, str]:
     told = "; ".join(
         f"Codex {why[state]} {event}" for event, state in states.items() if state != "trusted"
     )
-    return False, f"hooks: codex skips them: {told}. To fix: {codex_trust.WHAT_TO_DO}"
+    return False, (
+        f"hooks: codex skips them: {told}. To fix: {codex_trust.WHAT_TO_DO}, "
+        f"{codex_trust.OR_LET_SETUP}"
+    )
 
 
 def _last_errors() -> list[tuple[bool, str]]:

@@ -1,6 +1,7 @@
 """Codex runs a hook only once the user trusted it: `doctor` and `status` say whether Codex
-has trusted Continuity's hooks (from the records Codex keeps in its config.toml), and what
-to do when it has not or no longer does."""
+has trusted Continuity's hooks, and what to do when it has not or no longer does. Here from
+the records Codex keeps in its config.toml (CONTINUITY_CODEX=off: Codex is not asked, even
+where it is installed); test_codex_app_trust.py checks that reading against Codex itself."""
 
 from __future__ import annotations
 
@@ -33,8 +34,8 @@ def test_freshly_installed_codex_hooks_are_reported_untrusted_with_what_to_do(se
     url, token = server
 
     setup = continuity(home, "setup", "codex", "--url", url, "--token", token)
-    doctor = continuity(home, "doctor")
-    status = continuity(home, "status")
+    doctor = continuity(home, "doctor", CONTINUITY_CODEX="off")
+    status = continuity(home, "status", CONTINUITY_CODEX="off")
 
     assert setup.returncode == 0 and "/hooks" in setup.stdout
     assert "[features] hooks = true" not in setup.stdout
@@ -51,7 +52,7 @@ def test_trust_recorded_by_codex_passes(server, home):
         home / ".codex", {key: "sha256:" + "a" * 64 for key in keys(home / ".codex").values()}
     )
 
-    doctor = continuity(home, "doctor")
+    doctor = continuity(home, "doctor", CONTINUITY_CODEX="off")
 
     assert doctor.returncode == 0, doctor.stdout
     assert "[ok] hooks: codex trust recorded for Stop, UserPromptSubmit" in doctor.stdout
@@ -70,9 +71,9 @@ def test_a_changed_command_is_no_longer_trusted_until_trusted_again(server, home
     trust_records(codex_home, old)
 
     continuity(home, "setup", "codex", "--url", url, "--token", token)
-    changed = continuity(home, "doctor")
+    changed = continuity(home, "doctor", CONTINUITY_CODEX="off")
     trust_records(codex_home, {key: "sha256:" + "c" * 64 for key in old})  # trusted again
-    again = continuity(home, "doctor")
+    again = continuity(home, "doctor", CONTINUITY_CODEX="off")
 
     assert changed.returncode == 1
     assert "Codex no longer trusts (the hook changed since it was trusted) Stop" in changed.stdout
@@ -88,7 +89,7 @@ def test_a_hook_disabled_in_codex_is_reported(server, home):
         f'[hooks.state."{prompt}"]\ntrusted_hash = "sha256:{"e" * 64}"\n'
     )
 
-    doctor = continuity(home, "doctor")
+    doctor = continuity(home, "doctor", CONTINUITY_CODEX="off")
 
     assert doctor.returncode == 1 and "Codex has disabled Stop" in doctor.stdout
     assert "UserPromptSubmit" not in doctor.stdout.split("codex skips them:")[1].split(".")[0]
