@@ -138,7 +138,7 @@ def _last_errors() -> list[tuple[bool, str]]:
 def describe_error(entry: dict) -> str:
     """One hook's standing error as `doctor` and `status` print it."""
     return (
-        f"last error: {entry.get('hook')} at {entry.get('at')}: {entry.get('problem')}; "
+        f"last error: {entry.get('hook')} since {entry.get('at')}: {entry.get('problem')}; "
         f"to fix: {entry.get('fix')}"
     )
 

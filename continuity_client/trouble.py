@@ -4,7 +4,8 @@ show it.
 Hooks fail open and log every error, but nobody reads a log: a revoked token or a wrong URL
 would silently lose every turn. So such an error (a refused token, a missing scope, a bad or
 unreachable URL, no config at all) is also written to one small file per hook,
-`$CONTINUITY_STATE_DIR/last-errors/<hook>.json`, with what to do about it; the next request
+`$CONTINUITY_STATE_DIR/last-errors/<hook>.json`, with what to do about it and since when
+(the same problem again is not rewritten, so it costs a read, not a write); the next request
 of that hook the server accepts deletes the file, and so does a successful `setup`. A
 passing problem (a timeout, a 5xx) goes only to the log. One file per hook, so two agents'
 hooks never race on a shared file. Standard library only: every hook imports this.
@@ -80,9 +81,15 @@ def record(hook: str, agent: str, error: BaseException) -> None:
     if found is None:
         return
     problem, fix = found
+    path = folder() / f"{hook}.json"
+    try:
+        if json.loads(path.read_text(encoding="utf-8")).get("problem") == problem:
+            return  # already standing: a server that is down costs no write per prompt
+    except (OSError, ValueError, AttributeError):
+        pass
     entry = {"hook": hook, "at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "problem": problem}
     try:
-        config.atomic_write(folder() / f"{hook}.json", json.dumps(entry | {"fix": fix}) + "\n")
+        config.atomic_write(path, json.dumps(entry | {"fix": fix}) + "\n")
     except OSError:
         return  # a trace that cannot be written must not make the hook fail
 

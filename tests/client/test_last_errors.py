@@ -34,7 +34,7 @@ def test_a_capture_refused_for_a_missing_scope_is_shown_by_status_and_doctor(
     assert (hook.returncode, hook.stdout, hook.stderr) == (0, "", "")
     assert status.returncode == 1
     assert "claude: hooks not installed" in status.stdout
-    assert "last error: claude-stop at " in status.stdout
+    assert "last error: claude-stop since " in status.stdout
     assert "(403: " in status.stdout
     assert "a token with memories:read and capture:write" in status.stdout
     assert "continuity setup claude --url URL --token TOKEN" in status.stdout
