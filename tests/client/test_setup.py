@@ -139,6 +139,7 @@ def test_setup_codex_writes_hooks_json_under_codex_home(tmp_path, server):
     [
         (["--url", "ftp://example.org", "--token", TOKEN], "--url"),
         (["--url", "http://127.0.0.1:8000", "--token", "sk-not-ours"], "--token"),
+        (["--url", "http://127.0.0.1:8000", "--token", TOKEN, "--trust"], "--trust is for codex"),
     ],
 )
 def test_bad_arguments_are_refused_and_nothing_is_written(tmp_path, args, message):
