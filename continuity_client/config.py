@@ -3,8 +3,13 @@
     ~/.continuity/config.json    {"url", "token"}, mode 0600 (written by `continuity setup`)
     ~/.continuity/state/         watermarks/ (one file per captured session) and hook.log
 
-HOME, CODEX_HOME and CONTINUITY_STATE_DIR move them; CONTINUITY_URL and CONTINUITY_TOKEN
-override the config file. Standard library only: every hook imports this.
+HOME, CODEX_HOME and CONTINUITY_STATE_DIR move them; CONTINUITY_URL overrides the saved
+server and CONTINUITY_HOOK_TOKEN the saved token. Standard library only: every hook imports this.
+
+The hooks never prefer CONTINUITY_TOKEN: MCP configs use that variable (often with memories-only
+scopes) and agents pass their environment on to hooks, so preferring it would silently swap
+the hooks' token. It is still read as a last resort, when neither a hook token nor a saved
+config exists, so a machine wired by environment alone keeps working.
 """
 
 from __future__ import annotations
@@ -44,8 +49,12 @@ def codex_hooks_path() -> Path:
     return (Path(codex_home) if codex_home else home() / ".codex") / "hooks.json"
 
 
+# Where the hooks' token comes from, in order; the first one set wins.
+TOKEN_SOURCES = ("CONTINUITY_HOOK_TOKEN", "config", "CONTINUITY_TOKEN")
+
+
 def load() -> dict:
-    """{"url", "token"}: the environment first, then the config file; missing → ""."""
+    """{"url", "token", "token_source"}; missing → "". The token follows TOKEN_SOURCES."""
     stored: dict = {}
     try:
         stored = json.loads(config_path().read_text(encoding="utf-8"))
@@ -53,9 +62,16 @@ def load() -> dict:
         stored = {}
     if not isinstance(stored, dict):
         stored = {}
+    candidates = {
+        "CONTINUITY_HOOK_TOKEN": os.environ.get("CONTINUITY_HOOK_TOKEN", "").strip(),
+        "config": str(stored.get("token") or "").strip(),
+        "CONTINUITY_TOKEN": os.environ.get("CONTINUITY_TOKEN", "").strip(),
+    }
+    source = next((name for name in TOKEN_SOURCES if candidates[name]), "")
     return {
         "url": (os.environ.get("CONTINUITY_URL") or stored.get("url") or "").rstrip("/"),
-        "token": os.environ.get("CONTINUITY_TOKEN") or stored.get("token") or "",
+        "token": candidates[source] if source else "",
+        "token_source": source,
     }
 
 

@@ -2,17 +2,17 @@
 
 Checks, in order: a server and token are configured; the server answers /health; the token
 is accepted (/api/v1/capabilities) and has the scopes the hooks need; which agents have the
-hooks installed; every watermark file is readable. Prints one line per check and exits 1
-when any check failed.
+hooks installed (and, for Codex, trusted); no hook's last error still stands (trouble.py);
+every watermark file is readable. Prints one line per check and exits 1 when any check
+failed.
 """
 
 from __future__ import annotations
 
 import json
 
-from continuity_client import config, http, install
-
-NEEDED_SCOPES = ("memories:read", "capture:write")
+from continuity_client import codex_app, codex_trust, config, http, install, trouble
+from continuity_client.token_check import TokenProblem, missing_scopes_advice, token_check
 
 
 def run(out) -> int:
@@ -26,6 +26,7 @@ def run(out) -> int:
             (False, f"config: no server or token (run `continuity setup`; {config.config_path()})")
         )
     results += _hooks()
+    results += _last_errors()
     results += _watermarks()
     for ok, message in results:
         out.write(f"[{'ok' if ok else 'FAIL'}] {message}\n")
@@ -42,19 +43,20 @@ def _server(settings: dict) -> list[tuple[bool, str]]:
     status = health.body.get("status") if isinstance(health.body, dict) else None
     results = [(health.status == 200, f"server: /health answered {health.status} ({status})")]
     try:
-        reply = http.call(
-            "GET", f"{settings['url']}/api/v1/capabilities", token=settings["token"], timeout=5
-        )
-    except OSError as error:
-        return [*results, (False, f"token: not checked ({error})")]
-    if reply.status != 200 or not isinstance(reply.body, dict):
-        return [*results, (False, f"token: refused ({reply.status})")]
-    scopes = reply.body.get("scopes", [])
-    missing = [scope for scope in NEEDED_SCOPES if scope not in scopes]
-    message = f"token: valid for agent {reply.body.get('agent_name')!r}, scopes {', '.join(scopes)}"
-    if missing:
-        return [*results, (False, f"{message}; missing {', '.join(missing)}")]
+        check = token_check(settings["url"], settings["token"])
+    except TokenProblem as problem:
+        return [*results, (False, f"token: {problem}")]
+    message = (
+        f"token: valid for agent {check.agent_name!r}, scopes {', '.join(check.scopes)}"
+        f" (from {source_name(settings['token_source'])})"
+    )
+    if check.missing:
+        return [*results, (False, f"{message}; {missing_scopes_advice(check)}")]
     return [*results, (True, message)]
+
+
+def source_name(source: str) -> str:
+    return "the saved config" if source == "config" else f"${source}"
 
 
 def _hooks() -> list[tuple[bool, str]]:
@@ -70,11 +72,75 @@ def _hooks() -> list[tuple[bool, str]]:
             else ("partly installed" if done else "not installed")
         )
         results.append((len(done) in (0, len(events)), f"hooks: {agent} {state} ({path})"))
+    if install.installed("codex") and all(install.installed("codex").values()):
+        results.append(_codex_trust())
     if not any_installed:
         results.append(
             (False, "hooks: no agent has the hooks (run `continuity setup claude|codex`)")
         )
     return results
+
+
+def _codex_trust() -> tuple[bool, str]:
+    """Codex's own answer when Codex is here (its app-server), else its config.toml read."""
+    binary = codex_app.codex_binary()
+    if binary:
+        try:
+            hooks = [hook for hook in codex_app.list_hooks(binary) if install.is_ours(hook)]
+        except codex_app.AppServerError:
+            hooks = []
+        if hooks:
+            return codex_trust_verdict({
+                _event(hook["eventName"]): "disabled" if hook.get("enabled") is False
+                else STATUS.get(hook["trustStatus"], "untrusted") for hook in hooks
+            })  # fmt: skip
+    try:
+        states = install.codex_trust_states()
+    except ValueError as error:
+        return False, f"hooks: codex trust not known: {error}"
+    return codex_trust_verdict(states)
+
+
+# Codex's trustStatus → the states codex_trust reads from config.toml.
+STATUS = {"trusted": "trusted", "managed": "trusted", "untrusted": "untrusted",
+          "modified": "changed"}  # fmt: skip
+
+
+def _event(name: str) -> str:
+    return name[:1].upper() + name[1:]  # userPromptSubmit → UserPromptSubmit
+
+
+def codex_trust_verdict(states: dict[str, str]) -> tuple[bool, str]:
+    """(ok, line) for Codex's trust in the installed hooks, as doctor and status print it."""
+    if all(state == "trusted" for state in states.values()):
+        return True, f"hooks: codex trust recorded for {', '.join(states)} (Codex checks it)"
+    why = {
+        "untrusted": "has not trusted",
+        "changed": "no longer trusts (the hook changed since it was trusted)",
+        "disabled": "has disabled",
+    }
+    told = "; ".join(
+        f"Codex {why[state]} {event}" for event, state in states.items() if state != "trusted"
+    )
+    return False, (
+        f"hooks: codex skips them: {told}. To fix: {codex_trust.WHAT_TO_DO}, "
+        f"{codex_trust.OR_LET_SETUP}"
+    )
+
+
+def _last_errors() -> list[tuple[bool, str]]:
+    standing = trouble.recorded()
+    if not standing:
+        return [(True, "last errors: none standing")]
+    return [(False, describe_error(entry)) for entry in standing]
+
+
+def describe_error(entry: dict) -> str:
+    """One hook's standing error as `doctor` and `status` print it."""
+    return (
+        f"last error: {entry.get('hook')} since {entry.get('at')}: {entry.get('problem')}; "
+        f"to fix: {entry.get('fix')}"
+    )
 
 
 def _watermarks() -> list[tuple[bool, str]]:

@@ -3,7 +3,9 @@
 Each reads the agent's hook JSON on stdin (formats in docs/agent-formats.md) and always
 fails open: any error or timeout ends the process with exit 0 and no output, so Continuity
 can never block or break an agent. A watchdog ends the process after HARD_TIMEOUT seconds
-whatever it is doing; errors go to a small local log (config.log_path()).
+whatever it is doing; errors go to a small local log (config.log_path()), and those only
+the user can fix (a refused token, a bad URL) also to trouble.py's last-error files, which
+`continuity doctor` and `continuity status` show.
 
 Stop hooks send the transcript lines written since the session's watermark (byte offset and
 line count, one file per session) as capture batches, and move the watermark only after the
@@ -22,7 +24,7 @@ import threading
 import time
 from pathlib import Path
 
-from continuity_client import config, http
+from continuity_client import config, http, trouble
 from continuity_client.workspace import project_key_for
 
 HARD_TIMEOUT = 1.0  # seconds, from process start to exit, whatever happens
@@ -57,17 +59,20 @@ def run(name: str, stdin=None, stdout=None, started: float | None = None) -> int
         source, agent, event = AGENTS[name]
         settings = config.load()
         if not settings["url"] or not settings["token"]:
-            raise RuntimeError("no server configured: run `continuity setup`")
+            raise trouble.NotConfigured("no server configured, or no token")
         if event == "Stop":
-            _capture(payload, source, settings, deadline)
+            accepted = _capture(payload, source, settings, deadline)
         else:
-            output = _inject(payload, agent, event, settings, deadline)
+            output, accepted = _inject(payload, agent, event, settings, deadline), True
             if output:
                 out = stdout or sys.stdout.buffer
                 out.write(output.encode("utf-8"))
                 out.flush()
+        if accepted:
+            trouble.clear(name)  # the server took a request: an earlier error is resolved
     except Exception as error:  # fail open: whatever went wrong, the agent carries on
         config.log(f"{name}: {type(error).__name__}: {error}")
+        trouble.record(name, name.split("-")[0], error)
     finally:
         watchdog.cancel()
     return 0
@@ -108,7 +113,7 @@ def _inject(payload: dict, agent: str, event: str, settings: dict, deadline: flo
         timeout=_remaining(deadline),
     )  # fmt: skip
     if reply.status != 200 or not isinstance(reply.body, dict):
-        raise RuntimeError(f"inject answered {reply.status}: {_error_of(reply)}")
+        raise trouble.Refused("inject", reply.status, _error_of(reply))
     context = reply.body.get("context") or ""
     if not context:
         return ""
@@ -143,30 +148,34 @@ def read_watermark(path: Path, transcript: str) -> dict:
     return {"offset": int(mark.get("offset", 0)), "lines": int(mark.get("lines", 0))}
 
 
-def _capture(payload: dict, source: str, settings: dict, deadline: float) -> None:
+def _capture(payload: dict, source: str, settings: dict, deadline: float) -> bool:
+    """Send what is new; True when the server accepted at least one batch."""
     session_id, transcript = payload.get("session_id"), payload.get("transcript_path")
     if not isinstance(session_id, str) or not session_id:
         raise ValueError("hook input has no session_id")
     if not isinstance(transcript, str) or not transcript:
-        return  # Codex may give none (transcript_path is nullable): nothing to read
+        return False  # Codex may give none (transcript_path is nullable): nothing to read
     workspace, project_key = _workspace(payload)
     path = watermark_path(source, session_id)
     mark = read_watermark(path, transcript)
     size = os.path.getsize(transcript)
     if size < mark["offset"]:
         mark = {"offset": 0, "lines": 0}  # rewritten or truncated: read it again from the start
+    sent = False
     with open(transcript, "rb") as file:
         while mark["offset"] < size:
             file.seek(mark["offset"])
             items, consumed, lines = _next_lines(file)
             if not consumed:
-                return  # only an unfinished last line: the next Stop sends it
+                return sent  # only an unfinished last line: the next Stop sends it
             if items:
                 _send(settings, deadline, source, session_id, workspace, project_key, items)
+                sent = True
             mark = {"offset": mark["offset"] + consumed, "lines": mark["lines"] + lines}
             config.atomic_write(
                 path, json.dumps({"session_id": session_id, "transcript_path": transcript, **mark})
             )
+    return sent
 
 
 def _next_lines(file) -> tuple[list, int, int]:
@@ -219,4 +228,4 @@ def _send(settings, deadline, source, session_id, workspace, project_key, items)
         timeout=_remaining(deadline),
     )  # fmt: skip
     if reply.status != 202:
-        raise RuntimeError(f"capture answered {reply.status}: {_error_of(reply)}")
+        raise trouble.Refused("capture", reply.status, _error_of(reply))

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from continuity_client import config
+from continuity_client import codex_trust, config
 
 HOOK_TIMEOUT_SECONDS = 5  # the agent's own limit; the hook ends itself within 1 s
 TARGETS = {
@@ -103,6 +103,8 @@ def install(agent: str) -> tuple[Path, str | None]:
     data = _read(path)
     before = path.read_text(encoding="utf-8") if path.exists() else None
     hooks = data.setdefault("hooks", {})
+    old_positions = codex_trust.positions(hooks, events, is_ours) if agent == "codex" else {}
+    changed = []
     for event, hook in events.items():
         groups = hooks.get(event) if isinstance(hooks.get(event), list) else []
         handler = {"type": "command", "command": command_for(hook), "timeout": HOOK_TIMEOUT_SECONDS}
@@ -112,7 +114,26 @@ def install(agent: str) -> tuple[Path, str | None]:
         if present == [handler]:
             continue  # already installed exactly so
         hooks[event] = [*_without_ours(groups), {"hooks": [handler]}]
+        changed.append(event)
+    if agent == "codex" and changed:
+        # Codex trusted the old definitions, not these: its records there no longer apply.
+        new_positions = codex_trust.positions(hooks, events, is_ours)
+        codex_trust.note_stale(
+            [key for event in changed for key in old_positions.get(event, [])]
+            + [key for event in changed for key in new_positions.get(event, [])]
+        )
     return path, _write(path, data, before)
+
+
+def codex_trust_states() -> dict[str, str]:
+    """Per Codex event with a Continuity handler: trusted, untrusted, changed or disabled.
+    Raises ValueError when Codex's config.toml cannot be read."""
+    _, events = TARGETS["codex"]
+    try:
+        hooks = _read(config.codex_hooks_path()).get("hooks", {})
+    except SetupError:
+        return {}
+    return codex_trust.trust(codex_trust.positions(hooks, events, is_ours))
 
 
 def uninstall(agent: str) -> tuple[Path, str | None]:
@@ -151,6 +172,14 @@ def installed(agent: str) -> dict[str, bool]:
 
 
 def save_config(url: str, token: str) -> Path:
+    validate(url, token)
+    path = config.config_path()
+    config.atomic_write(path, json.dumps({"url": url.rstrip("/"), "token": token}, indent=2) + "\n")
+    return path
+
+
+def validate(url: str, token: str) -> None:
+    """Raise SetupError for a URL or token that cannot be right, before asking the server."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise SetupError(
@@ -158,6 +187,3 @@ def save_config(url: str, token: str) -> Path:
         )
     if not token.startswith("cont_pat_"):
         raise SetupError("--token must be a Continuity access token (it starts with cont_pat_).")
-    path = config.config_path()
-    config.atomic_write(path, json.dumps({"url": url.rstrip("/"), "token": token}, indent=2) + "\n")
-    return path

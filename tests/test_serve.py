@@ -276,9 +276,16 @@ def test_serve_runs_web_and_worker_prints_sign_in_and_stops_every_child_on_sigte
     assert f"dashboard: http://127.0.0.1:{serve.port}/" in output
     assert f"admin:     http://127.0.0.1:{serve.port}/admin/" in output
     assert "username: ada" in output
-    assert "manage.py changepassword ada" in output
+    assert "$ python3 run.py manage changepassword ada" in output
+    assert "python manage.py" not in output
     password = printed_password(output)
     assert password and len(password) >= 20
+    # The banner ends with the sign-in details: nothing of it comes after the password.
+    banner = output.split("\nStarted ")[0]
+    assert banner.rstrip().splitlines()[-2:] == [
+        f"  password: {password}",
+        "(this password is shown only this once)",
+    ]
 
     signed_in = sign_in(serve, "ada", password)
     assert signed_in.status_code == 302
@@ -314,8 +321,35 @@ def test_second_start_on_the_same_data_prints_no_password(launch):
     assert printed_password(output) is None
     assert password not in output
     assert f"dashboard: http://127.0.0.1:{second.port}/" in output
-    assert "Sign in as 'owner'" in output
+    assert f"Sign in at http://127.0.0.1:{second.port}/ as 'owner'." in output
     assert second.stop() == 0
+
+
+def test_every_command_the_banner_prints_works_as_printed(launch, serve_env, tmp_path):
+    serve = launch("--no-worker", CONTINUITY_OWNER_USERNAME="ada")
+    serve.wait_ready()
+    commands = [
+        line.strip()[2:] for line in serve.output().splitlines() if line.strip().startswith("$ ")
+    ]
+    assert len(commands) == 3, serve.output()
+    create_token, setup, change_password = commands
+    home = tmp_path / "agent-home"
+    home.mkdir()
+
+    def run(command: str, **env: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            command, shell=True, cwd=ROOT, env={**serve_env, **env}, capture_output=True,
+            text=True, timeout=120,
+        )  # fmt: skip
+
+    token = run(create_token)
+    assert token.returncode == 0 and token.stdout.startswith("cont_pat_"), token.stderr
+    installed = run(setup.replace("<the token>", token.stdout.strip()), HOME=str(home))
+    assert installed.returncode == 0, installed.stderr
+    assert "Hooks in " in installed.stdout and (home / ".claude" / "settings.json").exists()
+    # changepassword asks for the new password on a terminal; that it starts is what counts.
+    assert run(f"{change_password} --help").returncode == 0
+    assert serve.stop() == 0
 
 
 def test_no_worker_starts_the_web_server_and_no_celery_process(launch):

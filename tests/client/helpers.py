@@ -60,3 +60,46 @@ def git_checkout(path: Path, remote: str | None) -> Path:
 def hook_log(home: Path) -> str:
     path = home / ".continuity" / "state" / "hook.log"
     return path.read_text() if path.exists() else ""
+
+
+def save_config(home: Path, url: str, token: str) -> None:
+    """The config `continuity setup` writes, for tests of what happens with one setup would
+    refuse (a revoked token, a server that went away)."""
+    folder = home / ".continuity"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps({"url": url, "token": token}))
+
+
+def codex_app_server(codex: str, codex_home: Path, *calls: tuple[str, dict]) -> list[dict]:
+    """Codex's own answers to `calls` (JSON-RPC over `codex app-server`'s stdio), in order:
+    what Codex itself says about its hooks, independent of Continuity's client."""
+    process = subprocess.Popen(
+        [codex, "app-server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True, env=os.environ | {"CODEX_HOME": str(codex_home)},
+        cwd=codex_home,
+    )  # fmt: skip
+    messages = [("initialize", {"clientInfo": {"name": "tests", "version": "1"}}), *calls]
+    try:
+        answers = []
+        for number, (method, params) in enumerate(messages, 1):
+            process.stdin.write(
+                json.dumps({"id": number, "method": method, "params": params}) + "\n"
+            )
+            if number == 1:
+                process.stdin.write(json.dumps({"method": "initialized"}) + "\n")
+            process.stdin.flush()
+            while (answer := json.loads(process.stdout.readline())).get("id") != number:
+                continue
+            answers.append(answer["result"])
+        return answers[1:]
+    finally:
+        process.kill()
+        process.wait()
+
+
+def codex_trust_of(codex: str, codex_home: Path) -> dict[str, str]:
+    """{trust key: Codex's trustStatus} of every hook Codex lists."""
+    [listing] = codex_app_server(codex, codex_home, ("hooks/list", {"cwds": [str(codex_home)]}))
+    return {
+        hook["key"]: hook["trustStatus"] for entry in listing["data"] for hook in entry["hooks"]
+    }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.client.helpers import continuity
+from tests.client.helpers import continuity, save_config
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,7 +23,7 @@ def test_a_wired_machine_passes_every_check(server, home):
     assert run.returncode == 0, run.stdout
     assert (
         "[ok] token: valid for agent 'claude-code', scopes capture:write, memories:read"
-        in run.stdout
+        " (from the saved config)" in run.stdout
     )
     assert (
         "[ok] hooks: claude installed" in run.stdout
@@ -34,24 +34,25 @@ def test_a_wired_machine_passes_every_check(server, home):
 
 def test_a_refused_token_fails_the_check(server, home):
     url, _ = server
-    continuity(home, "setup", "claude", "--url", url, "--token", "cont_pat_" + "Q" * 40)
+    save_config(home, url, "cont_pat_" + "Q" * 40)
 
     run = continuity(home, "doctor")
 
-    assert run.returncode == 1 and "[FAIL] token: refused (401)" in run.stdout
+    assert run.returncode == 1
+    assert "[FAIL] token: the server refused the token (401)" in run.stdout
 
 
 def test_a_token_missing_a_hook_scope_fails_the_check(live_server, make_token, home):
     _, raw = make_token("reader", scopes=["memories:read"])
-    continuity(home, "setup", "codex", "--url", live_server.url, "--token", raw)
+    save_config(home, live_server.url, raw)
 
     run = continuity(home, "doctor")
 
-    assert run.returncode == 1 and "missing capture:write" in run.stdout
+    assert run.returncode == 1 and "lacks capture:write (it has memories:read)" in run.stdout
 
 
 def test_a_server_that_is_down_fails_the_check(home, dead_url):
-    continuity(home, "setup", "claude", "--url", dead_url, "--token", "cont_pat_" + "Q" * 40)
+    save_config(home, dead_url, "cont_pat_" + "Q" * 40)
 
     run = continuity(home, "doctor")
 

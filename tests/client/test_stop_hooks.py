@@ -201,3 +201,36 @@ def test_codex_stop_sends_the_rollout_as_codex_and_skips_a_null_transcript(
 
     assert nothing.returncode == sent.returncode == 0 and nothing.stdout == sent.stdout == ""
     assert CaptureThread.objects.get().source == "codex" and sent_items() == [["u-1", "a-2"]]
+
+
+def test_an_exported_mcp_token_does_not_replace_the_token_setup_saved(
+    server, make_token, home, shop_checkout, tmp_path
+):
+    url, hook_token = server
+    _, mcp_token = make_token("mcp-only", scopes=["memories:read"])
+    assert continuity(home, "setup", "claude", "--url", url, "--token", hook_token).returncode == 0
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text(line(1), encoding="utf-8")
+
+    # Claude Code and Codex pass their environment on to hooks, MCP configs' variable too.
+    run = continuity(home, "hook", "claude-stop", stdin=stop_payload(transcript, shop_checkout),
+                     CONTINUITY_TOKEN=mcp_token)  # fmt: skip
+
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", ""), hook_log(home)
+    assert sent_items() == [["u-1"]] and "403" not in hook_log(home)
+
+
+def test_the_hooks_own_variable_wins_over_the_saved_token(
+    server, make_token, home, shop_checkout, tmp_path
+):
+    url, hook_token = server
+    _, reader = make_token("reader", scopes=["memories:read"])
+    assert continuity(home, "setup", "claude", "--url", url, "--token", hook_token).returncode == 0
+    transcript = tmp_path / "session.jsonl"
+    transcript.write_text(line(1), encoding="utf-8")
+
+    run = continuity(home, "hook", "claude-stop", stdin=stop_payload(transcript, shop_checkout),
+                     CONTINUITY_HOOK_TOKEN=reader)  # fmt: skip
+
+    assert run.returncode == 0 and CaptureBatch.objects.count() == 0
+    assert "capture answered 403" in hook_log(home)

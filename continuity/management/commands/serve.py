@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -87,29 +88,40 @@ class Command(BaseCommand):
 
     def announce(self, host: str, port: int, username: str, password: str | None) -> None:
         base = f"http://{browsable(host)}:{port}/"
-        lines = [
-            f"Continuity ({settings.CONTINUITY_PROFILE} profile) is starting.",
-            f"  dashboard: {base}",
-            f"  admin:     {base}admin/",
-            f"  data:      {settings.CONTINUITY_DATA_DIR}",
-        ]
-        if password:
-            lines += [
-                "",
-                "Created the owner account. Sign in with:",
-                f"  username: {username}",
-                f"  password: {password}",
-                "This password is shown only this once. Change it any time with:",
-                f"  python manage.py changepassword {username}",
-                "",
-            ]
-        else:
-            lines.append(
-                f"Sign in as {username!r}; to set a new password: "
-                f"python manage.py changepassword {username}"
-            )
-        self.stdout.write("\n".join(lines))
+        self.stdout.write("\n".join(banner(base, username, password)))
         self.stdout.flush()  # the children share our stdout; keep these lines ahead of theirs
+
+
+def banner(base: str, username: str, password: str | None) -> list[str]:
+    """What serve prints before starting its children. Every command in it starts with
+    "$ " and works as printed from a fresh checkout (run.py makes the environment, and the
+    client script is named by its absolute path); the sign-in details come last, since
+    they are what a first start is for."""
+    client = Path(sys.executable).parent / "continuity"
+    lines = [
+        f"Continuity ({settings.CONTINUITY_PROFILE} profile) is starting.",
+        f"  dashboard: {base}",
+        f"  admin:     {base}admin/",
+        f"  data:      {settings.CONTINUITY_DATA_DIR}",
+        "Connect an agent: create a token in the dashboard's Tokens tab, or with",
+        f"  $ python3 run.py manage create_token --user {username} --agent claude-code "
+        "--scopes memories:read,capture:write --expires-in 90",
+        "then install its hooks (Claude Code here; `codex` for Codex):",
+        f"  $ {client} setup claude --url {base.rstrip('/')} --token <the token>",
+        "Change the owner's password any time with:",
+        f"  $ python3 run.py manage changepassword {username}",
+        "",
+    ]
+    if password:
+        return [
+            *lines,
+            f"Created the owner account. Sign in at {base} with",
+            f"  username: {username}",
+            f"  password: {password}",
+            "(this password is shown only this once)",
+            "",
+        ]
+    return [*lines, f"Sign in at {base} as {username!r}.", ""]
 
 
 def ensure_owner(username: str) -> tuple[str, str | None]:
