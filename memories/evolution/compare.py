@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memories import text
 from memories.evolution import rules
@@ -95,15 +96,35 @@ def slot(statement: str) -> tuple[frozenset[str], frozenset[str]] | None:
     return name, value
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What one statement says on its own, read once however many pairs it is in."""
+
+    language: str
+    cue: str | None
+    numbers: frozenset[str]
+    condition: bool
+    slot: tuple[frozenset[str], frozenset[str]] | None
+
+
+@lru_cache(maxsize=4096)
+def read(statement: str) -> Reading:
+    return Reading(
+        sig.language(statement), sig.change_cue(statement), frozenset(sig.numbers(statement)),
+        sig.has_condition(statement), slot(statement),
+    )  # fmt: skip
+
+
 def compare(new: str, old: str, cosine: float | None) -> Pair:
     first, second = text.analyze(new), text.analyze(old)
+    new_reading, old_reading = read(new), read(old)
     shared = first.terms & second.terms
     jaccard = sig.jaccard(first.terms, second.terms)
     covers_old = len(shared) / len(second.terms) if second.terms else 0.0
     covers_new = len(shared) / len(first.terms) if first.terms else 0.0
-    cross = {sig.language(new), sig.language(old)} == {"en", "zh"}
-    cue = sig.change_cue(new)
-    old_cue = sig.change_cue(old) is not None
+    cross = {new_reading.language, old_reading.language} == {"en", "zh"}
+    cue = new_reading.cue
+    old_cue = old_reading.cue is not None
     arrived = cue is not None and sig.arrived(new, second.terms)
     match = rules.best_match(new, old)
     opposed = match.opposed if match is not None else None
@@ -115,11 +136,11 @@ def compare(new: str, old: str, cosine: float | None) -> Pair:
         rival_values = "value" in new_kinds and "value" in old_kinds
         rival_qualifiers = "qualifier" in new_kinds and "qualifier" in old_kinds
         rival_words = not (rival_values or rival_qualifiers)
-    before, after = set(sig.numbers(old)), set(sig.numbers(new))
+    before, after = old_reading.numbers, new_reading.numbers
     numbers_differ = before != after
     new_number = bool(before) and bool(after) and not before <= after
-    condition = sig.has_condition(new) and not sig.has_condition(old)
-    new_slot, old_slot = slot(new), slot(old)
+    condition = new_reading.condition and not old_reading.condition
+    new_slot, old_slot = new_reading.slot, old_reading.slot
     same_slot = (
         new_slot is not None and old_slot is not None
         and sig.jaccard(new_slot[0], old_slot[0]) >= 0.5

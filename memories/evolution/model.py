@@ -7,9 +7,10 @@ from the tuned evolution set only (tests/fixtures/evolution/tuned.jsonl); never 
 from __future__ import annotations
 
 import json
-import math
 from functools import lru_cache
 from pathlib import Path
+
+import numpy as np
 
 MODEL_PATH = Path(__file__).with_name("judge_model.json")
 
@@ -19,13 +20,19 @@ def load() -> dict:
     return json.loads(MODEL_PATH.read_text(encoding="utf-8"))
 
 
+@lru_cache(maxsize=1)
+def _shipped() -> tuple[tuple[str, ...], np.ndarray]:
+    model = load()
+    return tuple(model["classes"]), np.asarray(model["weights"], dtype=np.float64)
+
+
 def probabilities(values: tuple[float, ...], model: dict | None = None) -> dict[str, float]:
-    model = model or load()
-    scores = [
-        sum(weight * value for weight, value in zip(weights, values, strict=True))
-        for weights in model["weights"]
-    ]
-    top = max(scores)
-    exps = [math.exp(score - top) for score in scores]
-    total = sum(exps)
-    return {label: exp / total for label, exp in zip(model["classes"], exps, strict=True)}
+    """Each class's probability for a pair's feature values (the shipped model, or `model`)."""
+    if model is None:
+        classes, weights = _shipped()
+    else:
+        classes, weights = tuple(model["classes"]), np.asarray(model["weights"], dtype=np.float64)
+    scores = weights @ np.asarray(values, dtype=np.float64)
+    exps = np.exp(scores - scores.max())
+    chances = exps / exps.sum()
+    return {label: float(chance) for label, chance in zip(classes, chances, strict=True)}

@@ -7,6 +7,7 @@ of their vectors when both have one. Its verdict is one of the features the rela
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memories import text
 from memories.evolution import signals as sig
@@ -50,6 +51,7 @@ def _match(new: sig.Clause, old: sig.Clause) -> ClauseMatch | None:
     return ClauseMatch(jaccard, opposed, new_only, old_only, shared)
 
 
+@lru_cache(maxsize=4096)
 def best_match(new: str, old: str) -> ClauseMatch | None:
     """Each new clause against the old clause it shares most with; the opposed pair first,
     then the closest. Opposition is only read between aligned clauses: "never a plain
