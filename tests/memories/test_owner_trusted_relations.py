@@ -76,7 +76,7 @@ def test_an_agents_checkpoint_leaves_an_owner_trusted_duplicate_as_it_was(owner_
     before = _untouched(trusted)
 
     result = memory_checkpoint(
-        actor=agent_actor, summary="Worked on the login form.",
+        actor=agent_actor, summary="Worked on the release calendar.",
         memories=[{"content": OWNER_TEXT, "kind": "decision"}],
     )  # fmt: skip
 
