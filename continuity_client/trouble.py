@@ -13,6 +13,7 @@ hooks never race on a shared file. Standard library only: every hook imports thi
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -82,11 +83,9 @@ def record(hook: str, agent: str, error: BaseException) -> None:
         return
     problem, fix = found
     path = folder() / f"{hook}.json"
-    try:
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # no readable trace yet
         if json.loads(path.read_text(encoding="utf-8")).get("problem") == problem:
             return  # already standing: a server that is down costs no write per prompt
-    except (OSError, ValueError, AttributeError):
-        pass
     entry = {"hook": hook, "at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "problem": problem}
     try:
         config.atomic_write(path, json.dumps(entry | {"fix": fix}) + "\n")
