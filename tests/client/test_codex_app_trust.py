@@ -14,6 +14,9 @@ import pytest
 from tests.client.helpers import codex_app_server, codex_trust_of, continuity
 
 CODEX = os.environ.get("CONTINUITY_CODEX") or shutil.which("codex")
+if not CODEX and os.environ.get("CONTINUITY_REQUIRE_CODEX", "") not in ("", "0"):
+    # .ci/run installs the pinned Codex CLI and requires these tests: never a silent skip.
+    raise RuntimeError("CONTINUITY_REQUIRE_CODEX is set but no Codex CLI was found")
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(not CODEX, reason="needs the Codex CLI (CONTINUITY_CODEX or PATH)"),
