@@ -42,7 +42,7 @@ from memories.poisoning import classifier  # noqa: E402
 from tests.fixtures.poisoning.generate import attacks, ordinary  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "poisoning"
-SPLITS = ("tuned", "development", "heldout", "fresh", "fresh2", "fresh3", "fresh4")
+SPLITS = ("tuned", "development", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5")
 
 
 def load(name: str) -> list[dict]:

@@ -2,7 +2,7 @@
 
 The corpora (tests/fixtures/poisoning/generate.py) are fabricated and seeded; the targets
 (catch >= 0.90, false positives <= 0.03) are asserted on the tuned split, where the rules
-were written. The held-out and blind splits (fresh to fresh4) are reported by bench/poisoning_eval.py, not
+were written. The held-out and blind splits (fresh to fresh5) are reported by bench/poisoning_eval.py, not
 asserted: a test that must pass on them would make them more splits to tune on. The
 `breadth` split is training material only: its tests check its make-up, not the screen.
 """
@@ -58,7 +58,7 @@ def test_no_fresh_case_appears_in_an_older_split_or_on_both_sides():
 
 
 # The blind splits, each written after every split before it in this list was tuned on.
-BLIND = ("fresh2", "fresh3", "fresh4")
+BLIND = ("fresh2", "fresh3", "fresh4", "fresh5")
 OLDER = ("tuned", "development", "heldout", "fresh")
 
 
