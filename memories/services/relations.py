@@ -191,6 +191,10 @@ def settle(actor: Actor, memory: Memory, judged: list[Judged], *, disputed_by: J
             _propose(actor, memory, other, item)
             item.action = "proposed"
         elif item.relation in ("refines", "related", "duplicate"):
+            if actor.is_agent and other.is_owner_trusted:
+                # The owner's memories gain links only from the owner, as memory_link
+                # refuses them too; the receipt still names the relation.
+                continue
             _link(actor, memory, other, LINK_FOR[item.relation])
             item.action = "linked"
     return [item.as_dict() for item in judged[:MAX_REPORTED]]

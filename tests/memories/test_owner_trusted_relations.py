@@ -63,6 +63,23 @@ def test_agent_cannot_link_from_or_to_an_owner_trusted_memory(owner_actor, agent
     assert _untouched(trusted) == before
 
 
+@pytest.mark.parametrize("trust", ["confirmed", "locked"])
+def test_an_agent_s_refinement_of_an_owner_trusted_memory_is_named_but_not_linked(
+    owner_actor, agent_actor, trust
+):
+    trusted = _trusted(owner_actor, trust)
+    before = _untouched(trusted)
+
+    receipt = remember(agent_actor, f"{OWNER_TEXT[:-1]}; tag each release with its date.",
+                       kind="decision")  # fmt: skip
+
+    named = {item["id"]: item for item in receipt.relations}
+    assert named[str(trusted.pk)]["relation"] == "refines"
+    assert named[str(trusted.pk)]["action"] == "noted"
+    assert _untouched(trusted) == before
+    assert not MemoryLink.objects.filter(from_memory_id=receipt.id).exists()
+
+
 def test_the_owner_still_links_and_supersedes_their_own_memories(owner_actor, agent_actor):
     trusted = _trusted(owner_actor, "locked")
     mine = remember(agent_actor, "The freeze starts on Mondays.", kind="fact")
