@@ -30,7 +30,7 @@ from continuity_client.token_check import TokenProblem, missing_scopes_advice, t
 def run(out) -> int:
     results: list[tuple[bool, str]] = []
     settings = config.load()
-    mcp_lines = _mcp(settings["url"])
+    mcp_lines = mcp_entries(settings["url"])
     hooks_lines, any_hooks = _hooks(mcp_only=bool(mcp_lines))
     if settings["url"] and settings["token"]:
         results.append((True, f"config: server {settings['url']}"))
@@ -82,14 +82,15 @@ def source_name(source: str) -> str:
     return "the saved config" if source == "config" else f"${source}"
 
 
-def _mcp(saved_url: str) -> list[tuple[bool, str]]:
+def mcp_entries(saved_url: str) -> list[tuple[bool, str]]:
     """One line per client set up here or whose file holds Continuity's entry."""
     results = []
     recorded = install.saved_clients()
     for name in clients.CLIENTS:
         path, found, problem = mcp_install.state(name)
         if problem:
-            results.append((False, f"mcp: {name}: {problem}"))
+            if name in recorded:  # another tool's file setup never touched is not ours to judge
+                results.append((False, f"mcp: {name}: {path} {problem}"))
         elif found is None:
             if name in recorded:
                 results.append((False, f"mcp: {name} has no '{clients.SERVER_NAME}' entry in "

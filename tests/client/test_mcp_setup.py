@@ -317,3 +317,44 @@ def test_trust_is_refused_with_mcp_only(home, place, mcp_server):
 
     assert result.returncode == 2 and "--mcp-only does not install" in result.stderr
     assert not place("codex").exists()
+
+
+def test_a_malformed_mcp_file_stops_setup_claude_before_the_hooks(home, place, mcp_server):
+    url, token = mcp_server
+    path = place("claude")
+    path.write_text("{ not json")
+
+    result = run(home, "setup", "claude", "--url", url, "--token", token)
+
+    assert result.returncode == 2 and "is not valid JSON" in result.stderr
+    assert path.read_text() == "{ not json"
+    assert not (home / ".claude").exists() and not (home / ".continuity").exists()
+
+
+def test_doctor_leaves_alone_a_file_of_a_client_never_set_up_here(home, place, mcp_server):
+    setup(home, "cursor", mcp_server)
+    vscode = place("vscode")
+    vscode.parent.mkdir(parents=True)
+    vscode.write_text('{\n  // my servers\n  "servers": {}\n}\n')
+
+    quiet = run(home, "doctor")
+    refused = setup(home, "vscode", mcp_server)  # setup will not drop the comments
+    (home / ".continuity" / "config.json").write_text(
+        json.dumps({"url": mcp_server[0], "clients": ["cursor", "vscode"]})
+    )  # as if vscode had been set up before the comments were added
+    loud = run(home, "doctor")
+
+    assert "mcp: vscode" not in quiet.stdout and quiet.returncode == 0, quiet.stdout
+    assert refused.returncode == 2 and vscode.read_text().startswith("{\n  // my servers")
+    assert loud.returncode == 1 and f"[FAIL] mcp: vscode: {vscode} is not valid JSON" in loud.stdout
+
+
+def test_status_lists_the_mcp_entries_of_an_mcp_only_machine(home, place, mcp_server):
+    url, _ = mcp_server
+    setup(home, "windsurf", mcp_server)
+
+    result = run(home, "status")
+
+    assert result.returncode == 0, result.stdout
+    assert f"server: {url} (MCP clients only, no hooks' token)" in result.stdout
+    assert f"mcp: windsurf points at {url}/mcp ({place('windsurf')})" in result.stdout
