@@ -358,3 +358,15 @@ def test_status_lists_the_mcp_entries_of_an_mcp_only_machine(home, place, mcp_se
     assert result.returncode == 0, result.stdout
     assert f"server: {url} (MCP clients only, no hooks' token)" in result.stdout
     assert f"mcp: windsurf points at {url}/mcp ({place('windsurf')})" in result.stdout
+
+
+def test_setup_says_when_the_token_lets_the_agent_recall_but_not_remember(home, place, server):
+    url, token = server  # memories:read and capture:write: the hooks' scopes only
+
+    result = run(home, "setup", "claude", "--url", url, "--token", token)
+
+    assert result.returncode == 0, result.stderr
+    assert "The token lacks memories:write: over MCP the agent can recall" in result.stdout
+    assert servers(place("claude"), "claude")["continuity"]["headers"] == {
+        "Authorization": f"Bearer {token}"
+    }
