@@ -11,10 +11,12 @@ import hashlib
 import hmac
 import re
 import secrets
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import PersonalAccessToken, Scope
 from foundation.actors import Actor
@@ -28,6 +30,25 @@ AGENT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 MAX_EXPIRY_DAYS = 3650
 # Last-used timestamps are written at most this often per token, so auth stays read-only.
 LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+@dataclass(frozen=True)
+class TokenPreset:
+    """A ready-made set of scopes for a common way of connecting an agent; `client` names
+    the client (continuity_client.clients) whose set-up comes first."""
+
+    label: str
+    scopes: tuple[str, ...]
+    client: str
+
+
+_HOOKS_AND_MCP = (Scope.CAPTURE_WRITE.value, Scope.MEMORIES_READ.value, Scope.MEMORIES_WRITE.value)
+# The hooks capture (capture:write) and inject (memories:read); MCP reads and writes memories.
+TOKEN_PRESETS: dict[str, TokenPreset] = {
+    "claude-code": TokenPreset(_("Claude Code: hooks and MCP"), _HOOKS_AND_MCP, "claude"),
+    "codex": TokenPreset(_("Codex: hooks and MCP"), _HOOKS_AND_MCP, "codex"),
+    "mcp": TokenPreset(_("MCP only"), (Scope.MEMORIES_READ.value, Scope.MEMORIES_WRITE.value), ""),
+}
 
 
 def hash_token(raw: str) -> str:
@@ -49,9 +70,17 @@ def token_create(
     expires_in_days: int | None = None,
     allowed_projects: list[str] | None = None,
     purpose: str = "",
+    preset: str = "",
 ) -> tuple[PersonalAccessToken, str]:
-    """Owner-only. Returns the token row and the raw secret, which is never stored."""
+    """Owner-only. Returns the token row and the raw secret, which is never stored. A
+    `preset` (a TOKEN_PRESETS key) sets the scopes, in place of `scopes`."""
     actor.require_owner("create access tokens")
+    if preset:
+        if preset not in TOKEN_PRESETS:
+            raise validation_error(
+                f"preset must be one of {sorted(TOKEN_PRESETS)}, not {preset!r}.", field="preset"
+            )
+        scopes = list(TOKEN_PRESETS[preset].scopes)
     name = (name or "").strip()
     if not name or len(name) > 100:
         raise validation_error("A token needs a name of 1-100 characters.", field="name")

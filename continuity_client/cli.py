@@ -1,13 +1,14 @@
 """The `continuity` console script.
 
     continuity hook claude-stop | claude-prompt | codex-stop | codex-prompt
-    continuity setup claude | codex --url URL --token TOKEN [--trust]
-    continuity uninstall claude | codex
+    continuity setup CLIENT --url URL --token TOKEN [--mcp-only] [--trust]
+    continuity uninstall CLIENT [--mcp-only]
     continuity doctor
     continuity status
 
 The hook path is kept lean (no argparse, only what a hook imports), since agents start it
-for every prompt.
+for every prompt. CLIENT is claude, codex (hooks and MCP), gemini, cursor, vscode, windsurf
+or claude-desktop (MCP only); see clients.py.
 """
 
 from __future__ import annotations
@@ -32,8 +33,7 @@ def main(argv: list[str] | None = None) -> int:
 def _commands(argv: list[str]) -> int:
     import argparse
 
-    from continuity_client import codex_trust, doctor, install, status, trouble
-    from continuity_client.token_check import TokenProblem, missing_scopes_advice, token_check
+    from continuity_client import clients, doctor, install, status
 
     parser = argparse.ArgumentParser(prog="continuity", description="Continuity on this machine.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -41,18 +41,28 @@ def _commands(argv: list[str]) -> int:
     hook.add_argument(
         "name", choices=["claude-stop", "claude-prompt", "codex-stop", "codex-prompt"]
     )
-    setup = commands.add_parser("setup", help="install the hooks and save the server address")
-    setup.add_argument("agent", choices=sorted(install.TARGETS))
+    setup = commands.add_parser(
+        "setup", help="connect a client: its MCP entry, and for claude and codex the hooks"
+    )
+    setup.add_argument("agent", choices=list(clients.CLIENTS))
     setup.add_argument("--url", required=True, help="the server, e.g. http://127.0.0.1:8000")
     setup.add_argument("--token", required=True, help="an access token (cont_pat_...)")
+    setup.add_argument(
+        "--mcp-only", action="store_true", help="claude, codex: the MCP entry without hooks"
+    )
     setup.add_argument(
         "--trust",
         action="store_true",
         help="codex only: also record your trust in the hooks through Codex, as /hooks does",
     )
-    remove = commands.add_parser("uninstall", help="remove Continuity's hooks, keeping others")
-    remove.add_argument("agent", choices=sorted(install.TARGETS))
-    commands.add_parser("doctor", help="check server, token, hooks and watermarks")
+    remove = commands.add_parser(
+        "uninstall", help="remove Continuity's MCP entry and hooks, keeping others"
+    )
+    remove.add_argument("agent", choices=list(clients.CLIENTS))
+    remove.add_argument(
+        "--mcp-only", action="store_true", help="claude, codex: keep the hooks installed"
+    )
+    commands.add_parser("doctor", help="check server, token, hooks, MCP entries and watermarks")
     commands.add_parser("status", help="how this machine is wired, and hook errors to fix")
     args = parser.parse_args(argv)
 
@@ -62,43 +72,98 @@ def _commands(argv: list[str]) -> int:
         return status.run(sys.stdout)
     try:
         if args.command == "setup":
-            # Refuse before writing anything: an unreadable hook file, a malformed argument,
-            # a server that cannot be reached or a token the hooks could not work with.
-            if args.trust and args.agent != "codex":
-                raise install.SetupError("--trust is for codex: Claude Code runs hooks untrusted.")
-            install.readable(args.agent)
-            install.validate(args.url, args.token)
-            url = args.url.rstrip("/")
-            try:
-                check = token_check(url, args.token)
-            except TokenProblem as problem:
-                raise install.SetupError(str(problem)) from None
-            if check.missing:
-                raise install.SetupError(missing_scopes_advice(check))
-            saved = install.save_config(url, args.token)
-            trouble.clear_all()  # a checked token replaces whatever the hooks tripped over
-            path, changed = install.install(args.agent)
-            print(f"Saved the server and token in {saved} (readable only by you).")
+            return _setup(args)
+        return _uninstall(args)
+    except install.SetupError as error:
+        print(f"continuity: {error}", file=sys.stderr)
+        return 2
+
+
+def _setup(args) -> int:
+    from continuity_client import clients, codex_trust, install, mcp_install, trouble
+    from continuity_client.token_check import (
+        MCP_SCOPES,
+        TokenProblem,
+        missing_scopes_advice,
+        token_check,
+    )
+
+    client = clients.CLIENTS[args.agent]
+    hooks = client.hooks and not args.mcp_only
+    # Refuse before writing anything: an unreadable hook or MCP file, a malformed argument,
+    # a server that cannot be reached or a token the hooks could not work with.
+    if args.trust and not (args.agent == "codex" and hooks):
+        raise install.SetupError(
+            "--trust is for codex: Claude Code runs hooks untrusted."
+            if args.agent != "codex"
+            else "--trust records trust in the hooks, which --mcp-only does not install."
+        )
+    if hooks:
+        install.readable(args.agent)
+    install.validate(args.url, args.token)
+    url = args.url.rstrip("/")
+    connection = mcp_install.local_connection(url, args.token)
+    try:
+        change = mcp_install.plan(args.agent, connection)
+    except mcp_install.MCPConfigError as error:
+        raise install.SetupError(str(error)) from None
+    try:
+        check = token_check(url, args.token)
+    except TokenProblem as problem:
+        raise install.SetupError(str(problem)) from None
+    if hooks and check.missing:
+        raise install.SetupError(missing_scopes_advice(check))
+    if not hooks and MCP_SCOPES[0] not in check.scopes:
+        raise install.SetupError(missing_scopes_advice(check, needed=MCP_SCOPES))
+
+    if hooks:
+        saved = install.save_config(url, args.token, args.agent)
+        trouble.clear_all()  # a checked token replaces whatever the hooks tripped over
+        print(f"Saved the server and token in {saved} (readable only by you).")
+        path, changed = install.install(args.agent)
+        print(f"Hooks in {path}: {_done(changed, path, 'installed', 'already installed')}")
+    else:
+        saved, saved_url = install.save_client(url, args.agent)
+        if saved_url != url:
             print(
-                f"Hooks in {path}: "
-                + (
-                    f"installed (backup: {changed})"
-                    if changed and changed != str(path)
-                    else "installed"
-                    if changed
-                    else "already installed, nothing changed"
-                )
+                f"Note: {saved} keeps the server {saved_url} (the hooks' server); "
+                f"`continuity doctor` checks this entry against it."
             )
-            if args.trust:
-                return _trust_codex()
-            if args.agent == "codex":
-                print(
-                    "Codex runs a new or changed hook only once you trust it, and `codex exec` "
-                    f"skips untrusted hooks silently: {codex_trust.WHAT_TO_DO}, "
-                    f"{codex_trust.OR_LET_SETUP}. "
-                    "`continuity doctor` checks it."
-                )
-            return 0
+    written = mcp_install.apply(change)
+    print(f"MCP entry '{clients.SERVER_NAME}' in {change.path}: "
+          f"{_done(written, change.path, 'written', 'already set')}")  # fmt: skip
+    if client.token_in_file:
+        print(f"{change.path} holds the token, so it is readable only by you (mode 0600).")
+    missing_mcp = [scope for scope in MCP_SCOPES if scope not in check.scopes]
+    if missing_mcp:
+        print(
+            f"The token lacks {', '.join(missing_mcp)}: over MCP the agent can recall "
+            "but not remember; a token with both memories scopes can do both."
+        )
+    print(client.note)
+    if args.trust:
+        return _trust_codex()
+    if args.agent == "codex" and hooks:
+        print(
+            "Codex runs a new or changed hook only once you trust it, and `codex exec` "
+            f"skips untrusted hooks silently: {codex_trust.WHAT_TO_DO}, "
+            f"{codex_trust.OR_LET_SETUP}. "
+            "`continuity doctor` checks it."
+        )
+    return 0
+
+
+def _done(changed: str | None, path, did: str, already: str) -> str:
+    """How a file fared: `changed` is the backup's path, the file's own (new), or None."""
+    if not changed:
+        return f"{already}, nothing changed"
+    return did if changed == str(path) else f"{did} (backup: {changed})"
+
+
+def _uninstall(args) -> int:
+    from continuity_client import clients, install, mcp_install
+
+    if clients.CLIENTS[args.agent].hooks and not args.mcp_only:
         path, changed = install.uninstall(args.agent)
         print(
             f"Hooks in {path}: "
@@ -108,10 +173,16 @@ def _commands(argv: list[str]) -> int:
                 else "none of Continuity's found, nothing changed"
             )
         )
-        return 0
-    except install.SetupError as error:
-        print(f"continuity: {error}", file=sys.stderr)
-        return 2
+    try:
+        path, changed = mcp_install.remove(args.agent)
+    except mcp_install.MCPConfigError as error:
+        raise install.SetupError(str(error)) from None
+    install.forget_client(args.agent)
+    print(
+        f"MCP entry '{clients.SERVER_NAME}' in {path}: "
+        + (f"removed (backup: {changed})" if changed else "none found, nothing changed")
+    )
+    return 0
 
 
 def _trust_codex() -> int:

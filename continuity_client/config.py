@@ -44,9 +44,13 @@ def claude_settings_path() -> Path:
     return home() / ".claude" / "settings.json"
 
 
+def codex_home() -> Path:
+    configured = os.environ.get("CODEX_HOME")
+    return Path(configured) if configured else home() / ".codex"
+
+
 def codex_hooks_path() -> Path:
-    codex_home = os.environ.get("CODEX_HOME")
-    return (Path(codex_home) if codex_home else home() / ".codex") / "hooks.json"
+    return codex_home() / "hooks.json"
 
 
 # Where the hooks' token comes from, in order; the first one set wins.

@@ -1,31 +1,48 @@
 """`continuity doctor`: is this machine wired to a working server?
 
-Checks, in order: a server and token are configured; the server answers /health; the token
-is accepted (/api/v1/capabilities) and has the scopes the hooks need; which agents have the
-hooks installed (and, for Codex, trusted); no hook's last error still stands (trouble.py);
-every watermark file is readable. Prints one line per check and exits 1 when any check
+Checks, in order: a server and token are configured (a server alone when only MCP clients
+are set up); the server answers /health; the token is accepted (/api/v1/capabilities) and
+has the scopes the hooks need; which agents have the hooks installed (and, for Codex,
+trusted); per MCP client set up here or holding an entry, that the entry is there and points
+at the saved server; no hook's last error still stands (trouble.py); every watermark file is
+readable. Prints one line per check and exits 1 when any check
 failed.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from continuity_client import codex_app, codex_trust, config, http, install, trouble
+from continuity_client import (
+    clients,
+    codex_app,
+    codex_trust,
+    config,
+    http,
+    install,
+    mcp_install,
+    trouble,
+)
 from continuity_client.token_check import TokenProblem, missing_scopes_advice, token_check
 
 
 def run(out) -> int:
     results: list[tuple[bool, str]] = []
     settings = config.load()
+    mcp_lines = mcp_entries(settings["url"])
+    hooks_lines, any_hooks = _hooks(mcp_only=bool(mcp_lines))
     if settings["url"] and settings["token"]:
         results.append((True, f"config: server {settings['url']}"))
         results += _server(settings)
+    elif settings["url"] and mcp_lines and not any_hooks:
+        results.append((True, f"config: server {settings['url']} (MCP clients only, no hooks)"))
+        results += _health(settings["url"])
     else:
         results.append(
             (False, f"config: no server or token (run `continuity setup`; {config.config_path()})")
         )
-    results += _hooks()
+    results += hooks_lines + mcp_lines
     results += _last_errors()
     results += _watermarks()
     for ok, message in results:
@@ -35,13 +52,19 @@ def run(out) -> int:
     return 1 if failed else 0
 
 
-def _server(settings: dict) -> list[tuple[bool, str]]:
+def _health(url: str) -> list[tuple[bool, str]]:
     try:
-        health = http.call("GET", f"{settings['url']}/health", timeout=5)
+        health = http.call("GET", f"{url}/health", timeout=5)
     except OSError as error:
         return [(False, f"server: not reachable ({error})")]
     status = health.body.get("status") if isinstance(health.body, dict) else None
-    results = [(health.status == 200, f"server: /health answered {health.status} ({status})")]
+    return [(health.status == 200, f"server: /health answered {health.status} ({status})")]
+
+
+def _server(settings: dict) -> list[tuple[bool, str]]:
+    results = _health(settings["url"])
+    if not results[0][0] and "not reachable" in results[0][1]:
+        return results
     try:
         check = token_check(settings["url"], settings["token"])
     except TokenProblem as problem:
@@ -59,7 +82,41 @@ def source_name(source: str) -> str:
     return "the saved config" if source == "config" else f"${source}"
 
 
-def _hooks() -> list[tuple[bool, str]]:
+def mcp_entries(saved_url: str) -> list[tuple[bool, str]]:
+    """One line per client set up here or whose file holds Continuity's entry."""
+    results = []
+    recorded = install.saved_clients()
+    for name in clients.CLIENTS:
+        path, found, problem = mcp_install.state(name)
+        if problem:
+            if name in recorded:  # another tool's file setup never touched is not ours to judge
+                results.append((False, f"mcp: {name}: {path} {problem}"))
+        elif found is None:
+            if name in recorded:
+                results.append((False, f"mcp: {name} has no '{clients.SERVER_NAME}' entry in "
+                                f"{path} any more (run `continuity setup {name}` again)"))  # fmt: skip
+        else:
+            results.append(_entry_verdict(name, path, clients.entry_target(found), saved_url))
+    return results
+
+
+def _entry_verdict(name: str, path, target: str, saved_url: str) -> tuple[bool, str]:
+    if target.startswith("stdio:"):
+        manage = target.removeprefix("stdio:")
+        exists = bool(manage) and Path(manage).is_file()
+        return exists, f"mcp: {name} starts the stdio server {manage}" + (
+            f" ({path})" if exists else f", which does not exist ({path})"
+        )
+    wanted = f"{saved_url}/mcp" if saved_url else ""
+    if target.rstrip("/") == wanted:
+        return True, f"mcp: {name} points at {target} ({path})"
+    return False, (
+        f"mcp: {name} points at {target or 'no URL'}, not the saved server's {wanted or '(none saved)'}"
+        f" ({path}); run `continuity setup {name}` with the right --url"
+    )
+
+
+def _hooks(mcp_only: bool = False) -> tuple[list[tuple[bool, str]], bool]:
     results, any_installed = [], False
     for agent in install.TARGETS:
         events = install.installed(agent)
@@ -74,11 +131,11 @@ def _hooks() -> list[tuple[bool, str]]:
         results.append((len(done) in (0, len(events)), f"hooks: {agent} {state} ({path})"))
     if install.installed("codex") and all(install.installed("codex").values()):
         results.append(_codex_trust())
-    if not any_installed:
+    if not any_installed and not mcp_only:
         results.append(
             (False, "hooks: no agent has the hooks (run `continuity setup claude|codex`)")
         )
-    return results
+    return results, any_installed
 
 
 def _codex_trust() -> tuple[bool, str]:

@@ -171,10 +171,48 @@ def installed(agent: str) -> dict[str, bool]:
     }  # fmt: skip
 
 
-def save_config(url: str, token: str) -> Path:
+def _saved() -> dict:
+    try:
+        stored = json.loads(config.config_path().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stored if isinstance(stored, dict) else {}
+
+
+def save_config(url: str, token: str, client: str | None = None) -> Path:
+    """Save the server and the hooks' token, keeping the list of clients set up here."""
     validate(url, token)
+    clients = [name for name in _saved().get("clients", []) if isinstance(name, str)]
+    return _save(
+        {"url": url.rstrip("/"), "token": token}, [*clients, *([client] if client else [])]
+    )
+
+
+def save_client(url: str, client: str) -> tuple[Path, str]:
+    """Record an MCP-only client. The saved server (and the hooks' token beside it) stays as
+    it is; a first set-up saves this URL. Returns (path, the saved URL)."""
+    stored = _saved()
+    saved_url = str(stored.get("url") or "") or url.rstrip("/")
+    fields = {"url": saved_url, **({"token": stored["token"]} if stored.get("token") else {})}
+    clients = [name for name in stored.get("clients", []) if isinstance(name, str)]
+    return _save(fields, [*clients, client]), saved_url
+
+
+def forget_client(client: str) -> None:
+    stored = _saved()
+    if client in stored.get("clients", []):
+        clients = [name for name in stored["clients"] if name != client]
+        _save({k: v for k, v in stored.items() if k in ("url", "token")}, clients)
+
+
+def saved_clients() -> list[str]:
+    return [name for name in _saved().get("clients", []) if isinstance(name, str)]
+
+
+def _save(fields: dict, clients: list[str]) -> Path:
     path = config.config_path()
-    config.atomic_write(path, json.dumps({"url": url.rstrip("/"), "token": token}, indent=2) + "\n")
+    data = {**fields, **({"clients": sorted(set(clients))} if clients else {})}
+    config.atomic_write(path, json.dumps(data, indent=2) + "\n")
     return path
 
 

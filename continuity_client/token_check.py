@@ -13,6 +13,8 @@ from continuity_client import http
 
 # Capture (Stop hooks) writes; injection (prompt hooks) reads.
 NEEDED_SCOPES = ("memories:read", "capture:write")
+# An MCP client needs at least to read; it remembers with the second.
+MCP_SCOPES = ("memories:read", "memories:write")
 
 
 @dataclass(frozen=True)
@@ -53,10 +55,14 @@ def token_check(url: str, token: str, timeout: float = 5) -> TokenCheck:
     )
 
 
-def missing_scopes_advice(check: TokenCheck) -> str:
-    """What to do about a token without every scope the hooks need."""
+def missing_scopes_advice(check: TokenCheck, needed: tuple[str, ...] = NEEDED_SCOPES) -> str:
+    """What to do about a token without every scope the hooks (or an MCP client) need."""
+    who = "the hooks need" if needed == NEEDED_SCOPES else "an MCP client needs at least"
+    wanted = needed if needed == NEEDED_SCOPES else needed[:1]
+    missing = [scope for scope in wanted if scope not in check.scopes]
     return (
-        f"the token of agent {check.agent_name!r} lacks {', '.join(check.missing)} "
-        f"(it has {', '.join(check.scopes) or 'no scopes'}); the hooks need "
-        f"{' and '.join(NEEDED_SCOPES)}: create a token with those scopes."
+        f"the token of agent {check.agent_name!r} lacks {', '.join(missing)} "
+        f"(it has {', '.join(check.scopes) or 'no scopes'}); {who} "
+        f"{' and '.join(wanted)}: create a token with "
+        f"{'those scopes' if len(wanted) > 1 else 'that scope'}."
     )

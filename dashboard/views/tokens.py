@@ -1,4 +1,5 @@
-"""The Tokens tab: the owner's access tokens, created (the secret shown once) and revoked."""
+"""The Tokens tab: the owner's access tokens, created (the secret shown once, with the
+set-up for each client) and revoked."""
 
 from __future__ import annotations
 
@@ -10,15 +11,20 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from accounts.models import Scope
-from accounts.tokens import token_create, token_revoke
+from accounts.tokens import TOKEN_PRESETS, token_create, token_revoke
 from dashboard.selectors import owner_tokens
+from dashboard.setup_guide import setup_guide
 from foundation.errors import ServiceError
 from foundation.htmx import answer
 from foundation.views import owner_actor
 
 MAX_TOKENS_SHOWN = 200
 EXPIRY_CHOICES = (7, 30, 90, 365)
-DEFAULT_FORM = {"scopes": ["memories:read", "memories:write"], "expires_in_days": "90"}
+DEFAULT_FORM = {
+    "scopes": ["memories:read", "memories:write"],
+    "expires_in_days": "90",
+    "preset": "",
+}
 
 
 def _tokens_answer(request: HttpRequest, status: int = 200, **extra) -> HttpResponse:
@@ -26,7 +32,8 @@ def _tokens_answer(request: HttpRequest, status: int = 200, **extra) -> HttpResp
     re-fetches it)."""
     context = {
         "tab": "tokens", "tokens": owner_tokens(request.user, limit=MAX_TOKENS_SHOWN),
-        "scopes": Scope.choices, "expiry_choices": EXPIRY_CHOICES, "form": DEFAULT_FORM, **extra,
+        "scopes": Scope.choices, "expiry_choices": EXPIRY_CHOICES, "form": DEFAULT_FORM,
+        "presets": TOKEN_PRESETS, **extra,
     }  # fmt: skip
     return answer(
         request, "dashboard/tokens.html", context,
@@ -36,7 +43,7 @@ def _tokens_answer(request: HttpRequest, status: int = 200, **extra) -> HttpResp
 
 def _form(request: HttpRequest) -> dict:
     """The new-token form as typed (shown again if it is refused)."""
-    fields = ("name", "purpose", "agent_name", "projects", "expires_in_days")
+    fields = ("name", "purpose", "agent_name", "projects", "expires_in_days", "preset")
     form = {name: request.POST.get(name, "") for name in fields}
     form["agent_name"] = form["agent_name"].strip()
     form["expires_in_days"] = form["expires_in_days"] or "90"
@@ -63,14 +70,18 @@ def tokens(request: HttpRequest) -> HttpResponse:
             actor=owner_actor(request), name=form["name"], purpose=form["purpose"],
             agent_name=form["agent_name"], scopes=form["scopes"],
             allowed_projects=form["projects"].replace("\n", ",").split(","),
-            expires_in_days=_days(form["expires_in_days"]),
+            expires_in_days=_days(form["expires_in_days"]), preset=form["preset"],
         )  # fmt: skip
     except ServiceError as error:
         field = error.details[0]["field"] if error.details else ""
         return _tokens_answer(
             request, error.http_status, form=form, error=error.message, error_field=field
         )
-    return _tokens_answer(request, created=token, secret=secret)
+    guide = setup_guide(
+        server_url=request.build_absolute_uri("/"), token=secret, scopes=token.scopes,
+        preset=form["preset"],
+    )  # fmt: skip
+    return _tokens_answer(request, created=token, secret=secret, setup=guide)
 
 
 @login_required

@@ -13,3 +13,13 @@ document.addEventListener("click", async (event) => {
   const note = button.parentElement.querySelector(".copied");
   if (note) note.hidden = false;
 });
+
+// A token preset ticks its scopes, so the form shows what the server will apply anyway.
+document.addEventListener("change", (event) => {
+  const preset = event.target.closest("input[name=preset][data-scopes]");
+  if (!preset) return;
+  const scopes = preset.dataset.scopes.split(" ");
+  for (const box of preset.form.querySelectorAll("input[name=scopes]")) {
+    box.checked = scopes.includes(box.value);
+  }
+});

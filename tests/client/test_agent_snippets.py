@@ -7,9 +7,12 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import tomllib
 from pathlib import Path
 
 import pytest
+
+from continuity_client import clients
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -87,3 +90,32 @@ def test_the_client_guide_states_each_checks_known_blind_spot(words, caveat):
     guide = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
     paragraphs = [paragraph for paragraph in guide.split("\n\n") if words in paragraph]
     assert any(caveat in paragraph for paragraph in paragraphs), (words, caveat)
+
+
+# The placeholders docs/agents.md writes for the checkout, the server and the token.
+DOCS_CONNECTION = clients.Connection(
+    "http://127.0.0.1:8000", "cont_pat_...",
+    python="<repo>/.venv/bin/python", manage="<repo>/manage.py",
+)  # fmt: skip
+
+
+def client_section(title: str) -> str:
+    guide = (ROOT / "docs" / "agents.md").read_text(encoding="utf-8")
+    [part] = [
+        part
+        for part in re.split(r"^## ", guide, flags=re.M)
+        if part.split("\n")[0].endswith(f". {title}")
+    ]
+    return part
+
+
+@pytest.mark.parametrize("name", list(clients.CLIENTS))
+def test_the_client_guide_shows_the_entry_continuity_setup_writes(name):
+    client = clients.CLIENTS[name]
+    parse = tomllib.loads if client.format == "toml" else json.loads
+    blocks = [
+        parse(block)
+        for language, block in FENCE.findall(client_section(client.title))
+        if language == client.format
+    ]
+    assert clients.document(name, DOCS_CONNECTION) in blocks, name

@@ -6,6 +6,7 @@ where it is installed); test_codex_app_trust.py checks that reading against Code
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -15,11 +16,15 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def trust_records(codex_home, records: dict[str, str]) -> None:
-    """What Codex writes to config.toml when the user trusts hooks in /hooks."""
+    """What Codex writes to config.toml when the user trusts hooks in /hooks: its records,
+    with the file's other tables (the MCP entry setup wrote) kept, as Codex's upsert does."""
+    path = codex_home / "config.toml"
+    before = path.read_text() if path.exists() else ""
+    kept = re.findall(r"^\[mcp_servers[^\n]*\n(?:[^\[\n][^\n]*\n|\n)*", before, re.M)
     lines = ['model = "o4"', "", "[hooks.state]"]
     for key, digest in records.items():
         lines += [f"[hooks.state.{json.dumps(key)}]", f"trusted_hash = {json.dumps(digest)}"]
-    (codex_home / "config.toml").write_text("\n".join(lines) + "\n")
+    path.write_text("\n".join(lines) + "\n" + "".join(kept))
 
 
 def keys(codex_home) -> dict[str, str]:

@@ -39,7 +39,7 @@ def test_setup_claude_installs_both_hooks_and_a_private_config(tmp_path, server)
     ]
     assert hooks["UserPromptSubmit"][0]["hooks"][0]["command"] == f'"{SCRIPT}" hook claude-prompt'
     config = tmp_path / ".continuity" / "config.json"
-    assert json.loads(config.read_text()) == {"url": url, "token": token}
+    assert json.loads(config.read_text()) == {"url": url, "token": token, "clients": ["claude"]}
     assert stat.S_IMODE(config.stat().st_mode) == 0o600
 
 
