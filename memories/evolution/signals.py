@@ -41,7 +41,7 @@ CHANGE_CUES_EN = re.compile(
     re.I,
 )
 CHANGE_CUES_ZH = re.compile(
-    r"改用|改为|改成|改到|不再|换成|换为|换到|从现在起|从现在开始|今后|以后改|现改|现在改|已改|已经改|已迁移|迁移到|迁到"
+    r"改用|改为|改成|改到|改发|改走|改放|不再|换成|换为|换到|从现在起|从现在开始|今后|以后改|现改|现在改|已改|已经改|已迁移|迁移到|迁到"
     r"|切换到|切换为|替换|取代|弃用|废弃|停用|升级到|升到|降级到|原来的|原先|之前的|以前的|改由|移到|挪到"
 )
 # Words that name where or when a statement holds: two statements that differ only in

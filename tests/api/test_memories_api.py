@@ -235,7 +235,7 @@ def test_forget_with_a_successor_supersedes_the_memory(api):
 
 def test_link_to_a_memory_and_to_a_uri(api):
     one = remember(api)
-    two = remember(api, content="CI installs dependencies with uv sync.", kind="fact")
+    two = remember(api, content="Release notes are written by hand in docs/releases.", kind="fact")
 
     to_memory = api.post(
         f"memories/{two['id']}/links", {"to_id": one["id"], "relation": "supports"}

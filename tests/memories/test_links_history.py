@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 
 def test_link_to_a_memory_and_to_a_uri_is_idempotent(agent_actor):
     a = remember(agent_actor, content="We use Celery for background jobs", kind="decision")
-    b = remember(agent_actor, content="Redis is the Celery broker in production", kind="fact")
+    b = remember(agent_actor, content="The API reference is generated from docstrings", kind="fact")
     link = memory_link(actor=agent_actor, from_id=b.id, to_id=a.id, relation="supports")
     again = memory_link(actor=agent_actor, from_id=b.id, to_id=a.id, relation="supports")
     assert link.pk == again.pk and link.created_by_agent == "claude-code"

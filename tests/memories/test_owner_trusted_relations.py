@@ -93,7 +93,7 @@ def test_an_agents_checkpoint_leaves_an_owner_trusted_duplicate_as_it_was(owner_
     before = _untouched(trusted)
 
     result = memory_checkpoint(
-        actor=agent_actor, summary="Worked on the release calendar.",
+        actor=agent_actor, summary="Worked on the login form.",
         memories=[{"content": OWNER_TEXT, "kind": "decision"}],
     )  # fmt: skip
 
