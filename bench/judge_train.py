@@ -37,6 +37,11 @@ STEPS = 6000
 LEARNING_RATE = 0.5
 L2 = 0.0005
 UNRELATED_STEPS = (37, 101)  # far apart in the file: other projects and topics
+# The same project's other scenarios, at these steps through that project's list: the same
+# names and tools on another topic, in either language (what the judge meets most).
+NEARBY_STEPS = (3, 11, 23)
+# Above this cosine a pair of scenarios of one project may well be on one topic: not taught.
+NEARBY_CEILING = 0.88
 
 
 def passage(memory: dict) -> str:
@@ -63,9 +68,20 @@ def tuned_pairs() -> list[dict]:
         # the first memory of scenarios far from this one, labelled none.
         others = [
             {**scenarios[(number + step) % len(scenarios)]["existing"][0],
-             "ref": f"other{step}", "scope_type": "global", "visibility": "shared"}
+             "ref": f"other{step}", "scope_type": "global", "scope_key": "",
+             "visibility": "shared",
+             "borrowed": True}
             for step in UNRELATED_STEPS
         ]  # fmt: skip
+        project = [n for n, s in enumerate(scenarios) if _scope(s) == _scope(scenario)]
+        place = project.index(number)
+        nearby = [
+            {**scenarios[project[(place + step) % len(project)]]["existing"][0],
+             "ref": f"near{step}", "nearby": True, "borrowed": True}
+            for step in NEARBY_STEPS
+            if _scope(scenario)[0] == "project" and len(project) > step
+        ]  # fmt: skip
+        others += nearby
         gold = {**scenario["gold"], **{other["ref"]: "none" for other in others}}
         for memory in [*scenario["existing"], *others]:
             if reaches_judge(scenario["write"], memory):
@@ -73,9 +89,26 @@ def tuned_pairs() -> list[dict]:
                     "scenario": number, "key": f"{scenario['id']}/{memory['ref']}",
                     "new": scenario["write"]["content"], "old": memory["content"],
                     "new_passage": passage(scenario["write"]), "old_passage": passage(memory),
-                    "gold": gold[memory["ref"]],
+                    "gold": gold[memory["ref"]], "nearby": memory.get("nearby", False),
+                    "borrowed": memory.get("borrowed", False),
+                    "places": (scenario["write"]["scope_key"], memory["scope_key"]),
                 })  # fmt: skip
-    return pairs
+    # A memory borrowed from another scenario may be one a scenario labels (the same note
+    # recurs): such a pair keeps its gold label, never a borrowed `none`.
+    labelled = {(p["new"], p["old"]) for p in pairs if not p["borrowed"]}
+    return [p for p in pairs if not (p["borrowed"] and (p["new"], p["old"]) in labelled)]
+
+
+def _scope(scenario: dict) -> tuple[str, str]:
+    return scenario["write"]["scope_type"], scenario["write"]["scope_key"]
+
+
+def taught(pairs: list[dict], cosines: dict[str, float]) -> list[dict]:
+    """The pairs learnt from: a nearby scenario's memory only while it is far enough apart."""
+    return [
+        p for p in pairs
+        if not (p["nearby"] and cosines.get(p["key"], 1.0) >= NEARBY_CEILING)
+    ]  # fmt: skip
 
 
 def embed_cosines(pairs: list[dict]) -> dict[str, float]:
@@ -100,7 +133,7 @@ def design(pairs: list[dict], cosines: dict[str, float]):
     rows, labels = [], []
     for p in pairs:
         for cosine in (cosines.get(p["key"]), None):
-            rows.append(compare(p["new"], p["old"], cosine).values)
+            rows.append(compare(p["new"], p["old"], cosine, p["places"]).values)
             labels.append(CLASSES.index(p["gold"]))
     return np.asarray(rows, dtype=np.float64), np.asarray(labels)
 
@@ -163,6 +196,7 @@ def main() -> int:
     if args.embed or not COSINES.exists():
         COSINES.write_text(json.dumps(embed_cosines(pairs), indent=0, sort_keys=True) + "\n")
     cosines = json.loads(COSINES.read_text())
+    pairs = taught(pairs, cosines)
     x, y = design(pairs, cosines)
     from memories.evolution.model import MODEL_PATH
 

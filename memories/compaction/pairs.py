@@ -99,7 +99,7 @@ def _review_owner(
         near["pairs_compared"] += want_near
         conflict["pairs_compared"] += want_conflict
         new, old = _newer_first(store, first, second)
-        verdict = _verdict(store, new, old)
+        verdict = _verdict(store, new, old, places=(scope_of[new][1], scope_of[old][1]))
         if verdict is None:
             continue
         if verdict.relation == "duplicate" and want_near:
@@ -120,15 +120,15 @@ def _newer_first(store: candidates.Store, first, second) -> tuple:
     return second, first
 
 
-def _verdict(store: candidates.Store, new, old) -> Verdict | None:
+def _verdict(store: candidates.Store, new, old, places: tuple[str, ...] = ()) -> Verdict | None:
     cosine = store.cosine(new, old)
-    verdict = judge(store.texts[new], store.texts[old], cosine=cosine)
+    verdict = judge(store.texts[new], store.texts[old], cosine=cosine, places=places)
     if verdict is None or verdict.relation != "duplicate":
         return verdict
     # The judge reads a change cue, or a claim's own negation, in the newer text: the
     # older one may carry them ("now X instead of Y" before a plain "use Y"). A pair that
     # disagrees read either way is no duplicate.
-    reverse = judge(store.texts[old], store.texts[new], cosine=cosine)
+    reverse = judge(store.texts[old], store.texts[new], cosine=cosine, places=places)
     if reverse is not None and reverse.relation in DISPLACING:
         return Verdict(
             "contradicts", reverse.confidence, (*reverse.signals, "read from the older one")

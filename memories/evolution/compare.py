@@ -33,6 +33,8 @@ FEATURES = (
     "cosine under 0.86",
     "cross-language",
     "cross-language cosine",
+    "cross-language flip",
+    "cross-language flip cosine",
     "term jaccard",
     "covers old",
     "covers new",
@@ -74,6 +76,11 @@ class Pair:
     evidence: tuple[str, ...]
     cue: str | None
     ruled: Verdict | None  # the hand-written reading's verdict
+    cross_language: bool = False
+    flipped: bool = False  # one of the two negates what the other states
+    share: float = 0.0  # the share of the shorter statement's terms the two have in common
+    shared: int = 0  # how many terms the two have in common, scope names left out
+    other_numbers: bool = False  # both give numbers, not the same ones in the same order
 
 
 # "Test runner: Vitest", "The port is 8080", "缓存层是 Redis", "line-length = 88": a setting
@@ -103,6 +110,7 @@ class Reading:
     language: str
     cue: str | None
     numbers: frozenset[str]
+    sequence: tuple[str, ...]  # the same numbers in order
     condition: bool
     slot: tuple[frozenset[str], frozenset[str]] | None
 
@@ -111,17 +119,26 @@ class Reading:
 def read(statement: str) -> Reading:
     return Reading(
         sig.language(statement), sig.change_cue(statement), frozenset(sig.numbers(statement)),
-        sig.has_condition(statement), slot(statement),
+        sig.numbers(statement), sig.has_condition(statement), slot(statement),
     )  # fmt: skip
 
 
-def compare(new: str, old: str, cosine: float | None) -> Pair:
+@lru_cache(maxsize=1024)
+def place_terms(places: tuple[str, ...]) -> frozenset[str]:
+    """The terms of scope keys (`github:lumenfield/orbit-web`: orbit, web, ...): every note of
+    a project names it, so sharing them says nothing about sharing a subject."""
+    return frozenset().union(*(text.analyze(place).terms for place in places if place))
+
+
+def compare(new: str, old: str, cosine: float | None, places: tuple[str, ...] = ()) -> Pair:
     first, second = text.analyze(new), text.analyze(old)
     new_reading, old_reading = read(new), read(old)
-    shared = first.terms & second.terms
-    jaccard = sig.jaccard(first.terms, second.terms)
-    covers_old = len(shared) / len(second.terms) if second.terms else 0.0
-    covers_new = len(shared) / len(first.terms) if first.terms else 0.0
+    common = place_terms(places)
+    new_terms, old_terms = first.terms - common, second.terms - common
+    shared = new_terms & old_terms
+    jaccard = sig.jaccard(new_terms, old_terms)
+    covers_old = len(shared) / len(old_terms) if old_terms else 0.0
+    covers_new = len(shared) / len(new_terms) if new_terms else 0.0
     cross = {new_reading.language, old_reading.language} == {"en", "zh"}
     cue = new_reading.cue
     old_cue = old_reading.cue is not None
@@ -162,12 +179,14 @@ def compare(new: str, old: str, cosine: float | None) -> Pair:
         "cosine under 0.86": float(known and c < 0.86),
         "cross-language": float(cross),
         "cross-language cosine": (c - 0.85) * 10 if known and cross else 0.0,
+        "cross-language flip": float(cross and flip),
+        "cross-language flip cosine": (c - 0.85) * 10 if known and cross and flip else 0.0,
         "term jaccard": jaccard,
         "covers old": covers_old,
         "covers new": covers_new,
         "shared terms": min(len(shared), 8) / 8,
-        "new terms": min(len(first.terms - shared), 8) / 8,
-        "old terms": min(len(second.terms - shared), 8) / 8,
+        "new terms": min(len(new_terms - shared), 8) / 8,
+        "old terms": min(len(old_terms - shared), 8) / 8,
         "change cue": float(cue is not None and not arrived),
         "change cue in old": float(old_cue),
         "change ends where old is": float(arrived),
@@ -187,7 +206,7 @@ def compare(new: str, old: str, cosine: float | None) -> Pair:
         "same slot": float(same_slot),
         "same slot, rival value": float(rival_value),
         "same slot, same value": float(same_value),
-        "covers all of old": float(bool(second.terms) and shared == second.terms),
+        "covers all of old": float(bool(old_terms) and shared == old_terms),
         "longer": min(max(len(new) / max(len(old), 1) - 1, 0.0), 3.0) / 3,
         "cue and flip": float(cue is not None and not arrived and (flip or opposed is not None)),
         "cue and overlap": overlap if cue is not None and not arrived else 0.0,
@@ -198,7 +217,7 @@ def compare(new: str, old: str, cosine: float | None) -> Pair:
             for relation in RELATIONS
         },
     }
-    evidence = [f"terms shared: {len(shared)}/{len(first.terms | second.terms)}"]
+    evidence = [f"terms shared: {len(shared)}/{len(new_terms | old_terms)}"]
     if known:
         evidence.append(f"cosine {c:.2f}")
     if cross:
@@ -221,4 +240,11 @@ def compare(new: str, old: str, cosine: float | None) -> Pair:
     if condition:
         evidence.append("adds a condition")
     evidence.append(f"rules: {ruled}")
-    return Pair(tuple(values[name] for name in FEATURES), tuple(evidence), cue, verdict)
+    return Pair(
+        tuple(values[name] for name in FEATURES), tuple(evidence), cue, verdict,
+        cross_language=cross, flipped=flip or opposed is not None,
+        share=len(shared) / max(1, min(len(new_terms), len(old_terms))),
+        shared=len(shared),
+        other_numbers=bool(before) and bool(after)
+        and new_reading.sequence != old_reading.sequence,
+    )  # fmt: skip

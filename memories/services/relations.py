@@ -81,7 +81,10 @@ def model_opinions(
         actor, content=content, scope_type=scope_type, scope_key=scope_key, vector=vector
     ):
         old = neighbour.memory.content
-        offline = relation_judge.judge(content, old, cosine=neighbour.cosine)
+        offline = relation_judge.judge(
+            content, old, cosine=neighbour.cosine,
+            places=(scope_key, neighbour.memory.scope_key),
+        )  # fmt: skip
         if model_judge.ambiguous(offline, neighbour.cosine) and budget.allows():
             opinions[neighbour.memory.pk] = model_judge.second_opinion(
                 content, old, offline, budget
@@ -102,7 +105,10 @@ def assess(
         actor, content=content, scope_type=scope_type, scope_key=scope_key, vector=vector,
         exclude=exclude,
     ):  # fmt: skip
-        verdict = relation_judge.judge(content, neighbour.memory.content, cosine=neighbour.cosine)
+        verdict = relation_judge.judge(
+            content, neighbour.memory.content, cosine=neighbour.cosine,
+            places=(scope_key, neighbour.memory.scope_key),
+        )  # fmt: skip
         if neighbour.memory.pk in opinions:
             verdict = opinions[neighbour.memory.pk]
         if verdict is not None and episodic and verdict.relation != "related":
@@ -154,6 +160,7 @@ def standing_owner_memory(actor: Actor, judged: list[Judged]) -> Judged | None:
             item.relation in DISPLACING
             and item.memory.is_owner_trusted
             and item.verdict.confidence >= HOLDING_CONFIDENCE
+            and (item.verdict.confidence >= ACTING_CONFIDENCE or _clauses_agree(item))
         ):
             return item
     return None
@@ -198,6 +205,12 @@ def settle(actor: Actor, memory: Memory, judged: list[Judged], *, disputed_by: J
             _link(actor, memory, other, LINK_FOR[item.relation])
             item.action = "linked"
     return [item.as_dict() for item in judged[:MAX_REPORTED]]
+
+
+def _clauses_agree(item: Judged) -> bool:
+    """The hand-written clause reading names the same relation (a weaker verdict holds an
+    agent's write out of every read only with it)."""
+    return f"rules: {item.relation}" in item.verdict.signals
 
 
 def _has_cue(item: Judged) -> bool:
