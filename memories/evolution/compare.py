@@ -81,6 +81,7 @@ class Pair:
     share: float = 0.0  # the share of the shorter statement's terms the two have in common
     shared: int = 0  # how many terms the two have in common, scope names left out
     other_numbers: bool = False  # both give numbers, not the same ones in the same order
+    adds: int = 0  # terms the new statement adds to every term of the old one (0: it drops some)
 
 
 # "Test runner: Vitest", "The port is 8080", "缓存层是 Redis", "line-length = 88": a setting
@@ -245,6 +246,7 @@ def compare(new: str, old: str, cosine: float | None, places: tuple[str, ...] = 
         cross_language=cross, flipped=flip or opposed is not None,
         share=len(shared) / max(1, min(len(new_terms), len(old_terms))),
         shared=len(shared),
+        adds=len(new_terms - old_terms) if old_terms and old_terms <= new_terms else 0,
         other_numbers=bool(before) and bool(after)
         and new_reading.sequence != old_reading.sequence,
     )  # fmt: skip

@@ -36,6 +36,29 @@ RUNNER_UP = 0.3  # the next best reading stands in only when the model gives it 
 # The share of the shorter statement's terms the two have in common. Of the tuned pairs in
 # one language that replace or contradict each other, 95% share at least 0.2 (median 0.6).
 SAME_SUBJECT = 0.2
+ADDED_DETAIL = 3
+
+
+def _checked(relation: str, pair, chances: dict[str, float], cosine: float | None) -> str:
+    """The model's answer, set aside where the pair's own words rule it out."""
+    ruled = pair.ruled
+    if relation == "duplicate" and (
+        pair.adds >= ADDED_DETAIL
+        or (pair.adds >= ADDED_DETAIL - 1 and ruled is not None and ruled.relation == "refines")
+    ):
+        # Everything the old one says and more: no paraphrase of the tuned set keeps every
+        # term and adds three (or two, with the clause reading seeing the added detail).
+        return "refines"
+    if relation == "duplicate" and pair.other_numbers:
+        # "Step 4 of the migration" is not "step 5 of the migration", however alike.
+        return _runner_up(chances, exclude=("duplicate",))
+    if relation == "duplicate" and pair.cross_language:
+        return _across_languages(pair, chances, cosine)
+    if relation in DISPLACING and not pair.cross_language and pair.share < SAME_SUBJECT:
+        # Two statements that share almost no terms are not about one subject, however close
+        # their vectors (one project's notes sit at 0.90-0.94): neither replaces the other.
+        return _runner_up(chances, exclude=DISPLACING)
+    return relation
 
 
 def _across_languages(pair, chances: dict[str, float], cosine: float | None) -> str:
@@ -73,18 +96,11 @@ def judge(
         # reading is right on 44 of 49 such tuned pairs, and the vectors of "use X" and
         # "do not use X" sit as close as a paraphrase's, so the clash stands.
         relation = ruled.relation
-    if relation == "duplicate" and pair.other_numbers:
-        # "Step 4 of the migration" is not "step 5 of the migration", however alike.
-        relation = _runner_up(chances, exclude=("duplicate",))
-    elif relation == "duplicate" and pair.cross_language:
-        relation = _across_languages(pair, chances, cosine)
-    elif relation in DISPLACING and not pair.cross_language and pair.share < SAME_SUBJECT:
-        # Two statements that share almost no terms are not about one subject, however close
-        # their vectors (one project's notes sit at 0.90-0.94): neither replaces the other.
-        relation = _runner_up(chances, exclude=DISPLACING)
+    relation = _checked(relation, pair, chances, cosine)
     if relation == "none":
         return None
-    confidence = chances[relation]
+    # A duplicate read as adding detail keeps the model's certainty that the two agree.
+    confidence = max(chances[relation], chances["duplicate"] if relation == "refines" else 0.0)
     if ruled is not None and ruled.relation == relation:
         # Both readings agree: as sure as the surer of the two (the hand-written one is
         # calibrated to the thresholds that act on a verdict, memories.services.relations).
