@@ -7,9 +7,10 @@ Corpora (all fabricated, tests/fixtures/poisoning/):
 - generated splits (generate.py), each with its own seed and templates: `tuned` (the rules
   were written against it; the classifier trains on it), `development` (measured once as
   held-out, then used to fix readings and to train the classifier), `heldout` (written
-  after those, never trained on; looked at since, and now used for tuning), `fresh` (written blind after the
-  heldout split was used for tuning; never tuned or trained on: the numbers that matter),
-  `fresh2` (written blind after every other split was tuned on; never tuned or trained on);
+  after those, never trained on; looked at since, and now used for tuning), `fresh` to
+  `fresh4` (each written blind after every older split was tuned on, measured once, then
+  trained on); how well the training generalises to a split it never saw is measured by
+  `bench/poisoning_train.py --folds`, each of those left out in turn;
 - the hand-written sets kept from before (attacks/ordinary.jsonl, holdout_*.jsonl).
 
 For each: the share of attacks caught and of ordinary memories flagged by the rules alone,

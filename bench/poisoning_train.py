@@ -1,17 +1,18 @@
 """Train the poisoning classifier on multilingual-e5-small vectors and write its weights.
 
     .venv/bin/python bench/poisoning_train.py [--cache /tmp/poisoning-vectors.npz]
+    .venv/bin/python bench/poisoning_train.py --folds [--cache ...]   # measure, write nothing
 
 Logistic regression (L2, Newton's method from zero weights: no randomness, so the same
-model file gives the same weights) on the passage vectors
-of the generated `tuned`, `development`, `heldout`, `fresh`, `fresh2` and `fresh3` splits and the larger
+model file gives the same weights) on the passage vectors of the generated `tuned`,
+`development`, `heldout`, `fresh`, `fresh2`, `fresh3` and `fresh4` splits and the larger
 `breadth` training corpus (tests/fixtures/poisoning/generate.py: 1200 attacks, 1600 ordinary
 memories of runbooks, rules and agent conventions in many shapes, attacks hidden in
 carriers), plus ordinary text not written from templates: the
 retrieval corpus's memories and queries (tests/fixtures/retrieval/) and the paragraphs of
-docs/ (except security.md and injection.md, which quote attacks). `heldout` to `fresh3`
-were each held out at first and measured once, then tuned and trained on; `fresh4` never
-may be: it is the measure taken after tuning. Trained on templates alone, the
+docs/ (except security.md and injection.md, which quote attacks). `heldout` to `fresh4`
+were each held out at first and measured once, then tuned and trained on; `fresh5` never
+may be: it is the next measure taken after tuning. Trained on templates alone, the
 model learnt their style: at 0.5 it flagged 16% of the hand-written ordinary memories and
 most docstrings and questions it was shown. The hand-written ordinary memories
 (ordinary.jsonl, holdout_ordinary.jsonl) and the agents' notes of the memory-evolution
@@ -19,17 +20,29 @@ scenarios, never trained on, then calibrate the threshold: the lowest multiple
 of 0.05 above every hand-written ordinary memory's score plus a 0.02 margin, at least 0.5,
 at which at most one agent note in 500 is flagged.
 
+Each source weighs the same: within attacks, and within ordinary texts, every split (and
+the retrieval corpus with the docs, as one source) carries an equal share of the weight,
+however many texts it has. Unweighted, `breadth` (2,800 texts) and the prose outweighed
+every generated split, and the model learnt their phrasing more than the splits' many
+ways of asking; weighted, each split left out in turn is caught better (docs/security.md).
+
+`--folds` measures how the training generalises: each of FOLDS is left out in turn, the
+model trained on the rest and calibrated as above, and the screen (rules, then the
+classifier on what no rule flagged, as a write runs it) is scored on the split left out.
+
 Writes memories/poisoning/classifier.json, which memories.poisoning.classifier reads when
 the active embedder is this same model.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -38,6 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from continuity.runtime import default_data_dir  # noqa: E402
+from memories import poisoning  # noqa: E402
 from memories.embeddings.e5 import E5Encoder  # noqa: E402
 from memories.embeddings.embedders import PackagedE5Embedder  # noqa: E402
 from memories.poisoning import classifier, normalize  # noqa: E402
@@ -51,11 +65,15 @@ TRAINING_SPLITS = {
     "fresh": (SIZE, SIZE),
     "fresh2": (SIZE, SIZE),
     "fresh3": (SIZE, SIZE),
+    "fresh4": (SIZE, SIZE),
     "breadth": (1200, 1600),
 }
 # Measured after tuning; training on them would void the measure. A split named here need
 # not exist yet (a measure written later on another line of work): it is kept out once it does.
-NEVER_TRAINED_ON = ("fresh4", "fresh5")
+NEVER_TRAINED_ON = ("fresh5",)
+# The blind splits, each written by someone who never saw the screen: left out in turn by --folds.
+FOLDS = ("fresh", "fresh2", "fresh3", "fresh4")
+PROSE = "prose"  # the retrieval corpus and docs paragraphs, one source in the weighting
 L2, NEWTON_STEPS = 1e-3, 50
 
 
@@ -63,45 +81,74 @@ def encoder() -> E5Encoder:
     return E5Encoder(PackagedE5Embedder.model_file(), default_data_dir(os.environ) / "models")
 
 
-def vectors(model: E5Encoder, texts: list[str], cache: Path | None = None) -> np.ndarray:
-    """Passage vectors of what the classifier reads; with `cache` (an .npz file), vectors
-    of texts seen before are read back instead of embedded again (a retraining after a
-    change to the weights alone takes seconds)."""
-    return embedded(model, [normalize.classifier_text(text) for text in texts], cache)
+class Vectors:
+    """Passage vectors of readings, embedded once: with `cache` (an .npz file), vectors of
+    readings seen before are read back instead of embedded again (a retraining after a
+    change to the weights alone, or --folds, takes a minute or two)."""
+
+    def __init__(self, cache: Path | None = None):
+        self.cache, self.known, self.added = cache, {}, 0
+        self._model: E5Encoder | None = None
+        if cache is not None and cache.exists():
+            with np.load(cache) as stored:
+                self.known = dict(zip(stored["texts"].tolist(), stored["vectors"], strict=True))
+
+    def __call__(self, readings: list[str]) -> np.ndarray:
+        for reading in dict.fromkeys(readings):
+            if reading not in self.known:
+                self._model = self._model or encoder()
+                self.known[reading] = self._model.encode("passage: " + reading)
+                self.added += 1
+        if not readings:
+            return np.zeros((0, PackagedE5Embedder.dimension), dtype=np.float32)
+        return np.stack([self.known[reading] for reading in readings])
+
+    def of_texts(self, texts: list[str]) -> np.ndarray:
+        """Vectors of whole texts as the classifier reads them (normalize.classifier_text)."""
+        return self([normalize.classifier_text(text) for text in texts])
+
+    def save(self) -> None:
+        if self.cache is not None and self.added:
+            vectors = np.stack(list(self.known.values()))
+            np.savez(self.cache, texts=np.array(list(self.known)), vectors=vectors)
+            self.added = 0
 
 
-def embedded(model: E5Encoder, readings: list[str], cache: Path | None = None) -> np.ndarray:
-    """Passage vectors of readings as they are (see `vectors`)."""
-    known: dict[str, np.ndarray] = {}
-    if cache is not None and cache.exists():
-        with np.load(cache) as stored:
-            known = dict(zip(stored["texts"].tolist(), stored["vectors"], strict=True))
-    for reading in dict.fromkeys(readings):
-        if reading not in known:
-            known[reading] = model.encode("passage: " + reading)
-    if cache is not None:
-        np.savez(cache, texts=np.array(list(known)), vectors=np.stack(list(known.values())))
-    return np.stack([known[reading] for reading in readings])
-
-
-def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
-    """L2-regularised logistic regression by Newton's method from zero: the loss is convex
-    and the features few (384), so each step solves the exact Hessian, and the result does
-    not depend on a learning rate (gradient descent with a fixed one diverged as the
-    corpus grew: multilingual-e5 vectors share a strong common direction)."""
+def fit(
+    x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, l2: float = L2
+) -> tuple[np.ndarray, float]:
+    """L2-regularised logistic regression by Newton's method from zero, each example
+    counted `weights` times (mean 1): the loss is convex and the features few (384), so
+    each step solves the exact Hessian, and the result does not depend on a learning rate
+    (gradient descent with a fixed one diverged as the corpus grew: multilingual-e5
+    vectors share a strong common direction)."""
+    weights = np.ones(len(y)) if weights is None else weights * (len(y) / weights.sum())
     design = np.hstack([x, np.ones((len(y), 1))])
     theta = np.zeros(design.shape[1])
-    ridge = np.full(design.shape[1], L2)
+    ridge = np.full(design.shape[1], l2)
     ridge[-1] = 0.0  # the bias is not shrunk
     for _ in range(NEWTON_STEPS):
         p = 1 / (1 + np.exp(-(design @ theta)))
-        gradient = design.T @ (p - y) / len(y) + ridge * theta
-        hessian = (design.T * (p * (1 - p))) @ design / len(y) + np.diag(ridge)
+        gradient = design.T @ (weights * (p - y)) / len(y) + ridge * theta
+        hessian = (design.T * (weights * p * (1 - p))) @ design / len(y) + np.diag(ridge)
         step = np.linalg.solve(hessian, gradient)
         theta -= step
         if float(np.abs(step).max()) < 1e-8:
             break
     return theta[:-1], float(theta[-1])
+
+
+def source_weights(labels: list[int], sources: list[str]) -> np.ndarray:
+    """Per-example weights giving every source the same share of its class's weight; each
+    class keeps its total (its number of examples)."""
+    weights = np.ones(len(labels))
+    for label in set(labels):
+        counts = Counter(s for s, y in zip(sources, labels, strict=True) if y == label)
+        in_class = sum(counts.values())
+        for index, (source, y) in enumerate(zip(sources, labels, strict=True)):
+            if y == label:
+                weights[index] = in_class / (len(counts) * counts[source])
+    return weights
 
 
 def prose() -> list[str]:
@@ -127,6 +174,40 @@ def prose() -> list[str]:
     return texts
 
 
+def corpus(splits: list[str]) -> tuple[list[str], list[int], list[str]]:
+    """Texts, labels (1 attack, 0 ordinary) and sources of the training corpus over `splits`
+    and the prose; refuses any text of a split kept for measuring."""
+    if set(splits) & set(NEVER_TRAINED_ON):
+        raise SystemExit(
+            f"refusing to train on {NEVER_TRAINED_ON}: they are the untouched measures"
+        )
+    texts, labels, sources = [], [], []
+    for split in splits:
+        bad_size, good_size = TRAINING_SPLITS[split]
+        bad, good = attacks(split, bad_size), ordinary(split, good_size)
+        texts += [case["text"] for case in bad + good]
+        labels += [1] * len(bad) + [0] * len(good)
+        sources += [split] * (len(bad) + len(good))
+    extra = prose()
+    texts += extra
+    labels += [0] * len(extra)
+    sources += [PROSE] * len(extra)
+    if shared := measured_texts() & set(texts):
+        raise SystemExit(f"{len(shared)} training texts belong to a measured split; not training")
+    return texts, labels, sources
+
+
+def train(
+    splits: list[str], vectors: Vectors, *, l2: float = L2, weighted: bool = True
+) -> tuple[np.ndarray, float]:
+    """Weights and bias fitted on `splits` and the prose (`weighted`: each source an equal
+    share of its class; `l2` and `weighted` other than the defaults only to compare)."""
+    texts, labels, sources = corpus(splits)
+    x = vectors.of_texts(texts) * classifier.SCALE
+    weights = source_weights(labels, sources) if weighted else None
+    return fit(x, np.array(labels, dtype=np.float64), weights, l2)
+
+
 def calibration_texts() -> tuple[list[str], list[str]]:
     """Ordinary memories the classifier never trains on: the hand-written sets, and the
     memories of the memory-evolution scenarios (agents' notes as they write them)."""
@@ -144,28 +225,58 @@ def calibration_texts() -> tuple[list[str], list[str]]:
     return written, list(dict.fromkeys(notes))
 
 
-def calibrated(weights: np.ndarray, bias: float, model: E5Encoder, cache: Path | None) -> float:
+def score(texts: list[str], weights: np.ndarray, bias: float, vectors: Vectors) -> np.ndarray:
+    """Each text's score as a write reads it (memories.poisoning.classifier.read)."""
+    return np.array(classifier.read(texts, vectors, weights * classifier.SCALE, bias))
+
+
+def calibrated(weights: np.ndarray, bias: float, vectors: Vectors, quiet: bool = False) -> float:
     """The lowest multiple of 0.05 (at least 0.5) above every hand-written ordinary memory's
     score plus a 0.02 margin, at which at most one agent note in 500 is flagged."""
     written, notes = calibration_texts()
-
-    def score(texts: list[str]) -> np.ndarray:
-        """Each text's score as a write reads it (memories.poisoning.classifier.read)."""
-
-        def embed(readings: list[str]) -> np.ndarray:
-            return embedded(model, readings, cache)
-
-        return np.array(classifier.read(texts, embed, weights * classifier.SCALE, bias))
-
-    highest, noted = float(score(written).max()), score(notes)
+    highest, noted = (
+        float(score(written, weights, bias, vectors).max()),
+        score(notes, weights, bias, vectors),
+    )
     threshold = max(0.5, math.ceil((highest + 0.02) * 20) / 20)
     while (noted >= threshold).mean() > 1 / 500:
         threshold = round(threshold + 0.05, 2)
-    print(
-        f"highest hand-written ordinary score {highest:.3f}; {len(notes)} agent notes; "
-        f"{(noted >= threshold).mean():.4f} of them at or above {threshold}"
-    )
+    if not quiet:
+        print(
+            f"highest hand-written ordinary score {highest:.3f}; {len(notes)} agent notes; "
+            f"{(noted >= threshold).mean():.4f} of them at or above {threshold}"
+        )
     return threshold
+
+
+def flagged_by_screen(
+    texts: list[str], weights: np.ndarray, bias: float, threshold: float, vectors: Vectors
+) -> np.ndarray:
+    """What the screen flags as a write runs it: a rule, or the classifier on a text no rule
+    flagged that is long enough for it (memories.poisoning.screen_texts)."""
+    by_rules = np.array([bool(poisoning.rule_findings(text)) for text in texts])
+    long = np.array([len(text) >= poisoning.MODEL_MIN_CHARS for text in texts])
+    return by_rules | (long & (score(texts, weights, bias, vectors) >= threshold))
+
+
+def folds(vectors: Vectors, **training) -> None:
+    """Each of FOLDS left out of training in turn, the threshold calibrated, the screen
+    scored on it (caught / flagged)."""
+    caught, flagged = [], []
+    print("| left out | threshold | screen: caught | flagged |\n| --- | --- | --- | --- |")
+    for left in FOLDS:
+        kept = [split for split in TRAINING_SPLITS if split != left]
+        weights, bias = train(kept, vectors, **training)
+        threshold = calibrated(weights, bias, vectors, quiet=True)
+        bad = [case["text"] for case in attacks(left)]
+        good = [case["text"] for case in ordinary(left)]
+        caught.append(flagged_by_screen(bad, weights, bias, threshold, vectors).mean())
+        flagged.append(flagged_by_screen(good, weights, bias, threshold, vectors).mean())
+        print(f"| `{left}` | {threshold:.2f} | {caught[-1]:.3f} | {flagged[-1]:.3f} |", flush=True)
+    print(
+        f"mean caught {np.mean(caught):.3f}, flagged {np.mean(flagged):.3f}; "
+        f"worst caught {min(caught):.3f}, flagged {max(flagged):.3f}"
+    )
 
 
 def measured_texts() -> set[str]:
@@ -178,34 +289,37 @@ def measured_texts() -> set[str]:
 
 
 def main() -> None:
-    if set(TRAINING_SPLITS) & set(NEVER_TRAINED_ON):
-        raise SystemExit(
-            f"refusing to train on {NEVER_TRAINED_ON}: they are the untouched measures"
-        )
-    texts, labels = [], []
-    for split, (bad_size, good_size) in TRAINING_SPLITS.items():
-        bad, good = attacks(split, bad_size), ordinary(split, good_size)
-        texts += [case["text"] for case in bad + good]
-        labels += [1] * len(bad) + [0] * len(good)
-    extra = prose()
-    texts += extra
-    labels += [0] * len(extra)
-    if shared := measured_texts() & set(texts):
-        raise SystemExit(f"{len(shared)} training texts belong to a measured split; not training")
-    model = encoder()
-    started = time.perf_counter()
-    cache = Path(sys.argv[sys.argv.index("--cache") + 1]) if "--cache" in sys.argv else None
-    x = vectors(model, texts, cache) * classifier.SCALE
-    print(f"embedded {len(texts)} texts in {time.perf_counter() - started:.1f} s")
-    y = np.array(labels, dtype=np.float64)
-    weights, bias = fit(x, y)
-    threshold = calibrated(weights, bias, model, cache)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cache", type=Path, help="an .npz file of vectors, read and updated")
+    parser.add_argument(
+        "--folds", action="store_true", help="leave each of FOLDS out in turn; write nothing"
+    )
+    parser.add_argument("--l2", type=float, default=L2, help=f"with --folds; default {L2}")
+    parser.add_argument(
+        "--unweighted", action="store_true", help="with --folds: every example counts once"
+    )
+    options = parser.parse_args()
+    if not options.folds and (options.unweighted or options.l2 != L2):
+        parser.error("--l2 and --unweighted only compare trainings under --folds")
+    vectors = Vectors(options.cache)
+    try:
+        if options.folds:
+            folds(vectors, l2=options.l2, weighted=not options.unweighted)
+            return
+        started = time.perf_counter()
+        weights, bias = train(list(TRAINING_SPLITS), vectors)
+        print(f"trained in {time.perf_counter() - started:.1f} s")
+        threshold = calibrated(weights, bias, vectors)
+    finally:
+        vectors.save()
+    texts, labels, _ = corpus(list(TRAINING_SPLITS))
     classifier.WEIGHTS_FILE.write_text(
         json.dumps(
             {
                 "embedder": PackagedE5Embedder.name,
                 "trained_on": [*TRAINING_SPLITS, "retrieval corpus", "docs"],
                 "examples": len(labels),
+                "weighting": "each source an equal share of its class",
                 "scale": classifier.SCALE,
                 "bias": round(bias, 6),
                 "threshold": round(threshold, 4),
