@@ -122,3 +122,9 @@ def test_the_owner_api_answers_404_for_another_owners_marker(owner, other_owner)
     error_of(OwnerClient(owner).delete(f"{API}{theirs.pk}/"), 404, "NOT_FOUND")
     error_of(OwnerClient(owner).delete(f"{API}nope/"), 404, "NOT_FOUND")
     assert pairs(other_owner) == [("<x>", "</x>")]
+
+
+def test_the_panel_speaks_chinese_when_the_owner_does(browser):
+    browser.post("/i18n/setlang/", {"language": "zh-hans", "next": "/settings/"})
+    html = browser.get("/settings/").content.decode()
+    assert "采集剥离标记" in html and "起始标记" in html and "结束标记" in html
