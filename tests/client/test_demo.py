@@ -39,6 +39,7 @@ def test_the_demo_tells_the_story_and_leaves_home_and_temp_untouched(tmp_path):
     )  # fmt: skip
 
     assert result.returncode == 0, result.stderr[-2000:]
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]
     lines = result.stdout.splitlines()
     (store,) = [Path(line.removeprefix("Store: ")) for line in lines if line.startswith("Store: ")]
     assert store.parent == temp.resolve() and store.name.startswith("continuity-demo-")

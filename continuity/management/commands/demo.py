@@ -104,11 +104,13 @@ class Command(BaseCommand):
             scopes=SCOPES,
             expires_in_days=1,
         )
-        server, base = self.start_server()
+        server, thread, base = self.start_server()
         try:
             self.story(Agent(base, token_a), Agent(base, token_b), store)
         finally:
+            # Let the server finish the last response before the interpreter shuts down.
             server.should_exit = True
+            thread.join(timeout=START_SECONDS)
 
     def start_server(self):
         import uvicorn
@@ -127,7 +129,7 @@ class Command(BaseCommand):
             if not thread.is_alive() or time.monotonic() > deadline:
                 raise CommandError("The demo's web server did not start.")
             time.sleep(0.05)
-        return server, f"http://127.0.0.1:{port}"
+        return server, thread, f"http://127.0.0.1:{port}"
 
     def say(self, line: str = "") -> None:
         self.stdout.write(line)
