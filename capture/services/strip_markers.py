@@ -3,7 +3,7 @@ prompts, which capture drops like Continuity's own block (capture/markers.py).""
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from capture.markers import MAX_OWNER_MARKERS, marker_problem
 from capture.models import StripMarker
@@ -33,7 +33,11 @@ def strip_marker_add(*, actor: Actor, start, end) -> StripMarker:
         MAX_OWNER_MARKERS
     ):
         raise validation_error(f"At most {MAX_OWNER_MARKERS} strip markers.", field="start")
-    return StripMarker.objects.create(owner=actor.user, start=start, end=end)
+    try:
+        with transaction.atomic():
+            return StripMarker.objects.create(owner=actor.user, start=start, end=end)
+    except IntegrityError:  # the same pair added at the same moment: that row is this one
+        return StripMarker.objects.get(owner=actor.user, start=start, end=end)
 
 
 def strip_marker_delete(*, actor: Actor, marker_id) -> None:
