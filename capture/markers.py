@@ -73,10 +73,16 @@ def stripping(pairs: Iterable[Pair]) -> Iterator[None]:
 
 @lru_cache(maxsize=64)
 def _fence(pairs: tuple[Pair, ...]) -> re.Pattern:
-    # An unterminated block (a truncated transcript line) is stripped to the end of the
-    # text: dropping a few of the person's words is better than capturing injected ones.
+    # An unterminated block of Continuity's own or a system reminder (a truncated transcript
+    # line) is stripped to the end of the text: dropping a few of the person's words is
+    # better than capturing injected ones. A foreign start marker with no end is kept: it
+    # may be the person writing about the tag ("add a <memory> element to the schema").
+    ends = {pair: r"|\Z" if pair in BUILT_IN else "" for pair in pairs}
     return re.compile(
-        "|".join(f"{re.escape(open_)}.*?(?:{re.escape(close)}|\\Z)" for open_, close in pairs),
+        "|".join(
+            f"{re.escape(open_)}.*?(?:{re.escape(close)}{ends[open_, close]})"
+            for open_, close in pairs
+        ),
         re.DOTALL,
     )
 

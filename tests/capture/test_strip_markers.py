@@ -119,11 +119,11 @@ def test_an_owners_own_marker_is_stripped_from_that_owners_captures_only(
     assert "The staging database listens on port 6666" in others
 
 
-def test_an_unterminated_foreign_block_is_stripped_to_the_end_of_the_text(send):
-    send("codex", codex_turn(f"{OWN}\n<memory-context>\n{INJECTED}"))
+def test_a_foreign_start_marker_without_its_end_is_the_person_s_own_words(send):
+    text = f"{OWN}\nAdd a <memory> element to the export schema, from now on."
+    send("codex", codex_turn(text))
 
-    assert user_texts() == [OWN]
-    assert not any("6666" in content for content in contents())
+    assert user_texts() == [text]
 
 
 def test_a_turn_that_is_only_a_foreign_block_is_skipped(send):
