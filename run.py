@@ -4,6 +4,7 @@
     python3 run.py serve [--host H --port P --no-worker]   run Continuity
     python3 run.py test [pytest args]                       run the test suite
     python3 run.py manage <command> [args]                  any manage.py command
+    python3 run.py demo                                     two agents share a throw-away store
 
 The first call creates `.venv/` beside this file, installs uv into it and syncs the
 locked dependencies (`uv.lock`); later calls reuse it and only re-sync when the lock
@@ -17,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import venv
 from pathlib import Path
 
@@ -75,12 +77,40 @@ def ensure_environment() -> None:
     STAMP.write_text(digest)
 
 
+# What could point the demo at a real store or real configuration: never passed on.
+DEMO_DROPPED = ("DATABASE_URL", "REDIS_URL", "CELERY_BROKER_URL", "SECRET_KEY")
+
+
+def demo() -> int:
+    """`manage.py demo` in a fresh temporary data directory (home and XDG folders inside it
+    too, so nothing under the real home is read or written), removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="continuity-demo-"))
+    home = folder / "home"
+    home.mkdir()
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("CONTINUITY_", "XDG_")) and key not in DEMO_DROPPED
+    }
+    env.update(
+        CONTINUITY_DATA_DIR=str(folder), CONTINUITY_PROFILE="lite", HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
+        XDG_CACHE_HOME=str(home / ".cache"), DJANGO_SETTINGS_MODULE="continuity.settings",
+    )  # fmt: skip
+    try:
+        return subprocess.run([str(PYTHON), "manage.py", "demo"], cwd=ROOT, env=env).returncode
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] in {"-h", "--help", "help"}:
         print(__doc__)
         return 0
     command, rest = argv[0], argv[1:]
     ensure_environment()
+    if command == "demo":
+        return demo()
     if command == "serve":
         args = [str(PYTHON), "manage.py", "serve", *rest]
     elif command == "test":
@@ -88,7 +118,7 @@ def main(argv: list[str]) -> int:
     elif command == "manage":
         args = [str(PYTHON), "manage.py", *rest]
     else:
-        print(f"unknown command {command!r}; try: serve, test, manage", file=sys.stderr)
+        print(f"unknown command {command!r}; try: serve, test, manage, demo", file=sys.stderr)
         return 2
     os.chdir(ROOT)
     # exec so that Ctrl-C and SIGTERM reach the real process directly.

@@ -18,6 +18,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from capture.markers import MAX_MARKER_CHARS
 from memories.models import Kind, MemoryType, ScopeType, Visibility, choice_check
 
 
@@ -289,3 +290,24 @@ class NeverRememberPattern(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["owner", "pattern"], name="never_remember_unique")
         ]
+
+
+class StripMarker(models.Model):
+    """A fence the owner names: text between `start` and `end` in a captured turn was
+    injected by some tool, so capture drops it (see capture/markers.py)."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="strip_markers"
+    )
+    start = models.CharField(max_length=MAX_MARKER_CHARS)
+    end = models.CharField(max_length=MAX_MARKER_CHARS)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["start", "end"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "start", "end"], name="strip_marker_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.start} … {self.end}"

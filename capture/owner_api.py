@@ -8,6 +8,7 @@ selector as the signed-in owner, shape the answer.
     POST   candidates/bulk/            {action: approve|reject, ids: [...], visibility}
     GET    never-remember/             patterns;  POST {pattern};  DELETE never-remember/{id}/
     GET    rejections/                 remembered rejections;  DELETE rejections/{id}/ (forgive)
+    GET    strip-markers/              the owner's pairs;  POST {start, end};  DELETE …/{id}/
 """
 
 from __future__ import annotations
@@ -16,8 +17,13 @@ from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from capture.models import Candidate, NeverRememberPattern, RejectedFingerprint
-from capture.selectors import candidates_for_owner, patterns_for_owner, rejections_for_owner
+from capture.models import Candidate, NeverRememberPattern, RejectedFingerprint, StripMarker
+from capture.selectors import (
+    candidates_for_owner,
+    patterns_for_owner,
+    rejections_for_owner,
+    strip_markers_for_owner,
+)
 from capture.services.review import (
     candidate_approve,
     candidate_get,
@@ -27,6 +33,7 @@ from capture.services.review import (
     never_remember_delete,
     rejection_forgive,
 )
+from capture.services.strip_markers import strip_marker_add, strip_marker_delete
 from foundation.drf_door import (
     KeysetPagination,
     OwnerViewSet,
@@ -102,6 +109,11 @@ class BulkIn(StrictSerializer):
 
 class PatternIn(StrictSerializer):
     pattern = StrictCharField()
+
+
+class StripMarkerIn(StrictSerializer):
+    start = StrictCharField()
+    end = StrictCharField()
 
 
 class CandidatePagination(KeysetPagination):
@@ -209,4 +221,31 @@ class RejectionViewSet(OwnerViewSet):
 
     def destroy(self, request, pk=None):
         rejection_forgive(actor=self.actor, rejection_id=pk)
+        return Response(status=204)
+
+
+def strip_marker_data(row: StripMarker) -> dict:
+    return {"id": row.pk, "start": row.start, "end": row.end, "created_at": row.created_at}
+
+
+class StripMarkerViewSet(OwnerViewSet):
+    """Pairs fencing text other tools inject into prompts; capture drops what they enclose."""
+
+    lookup_value_regex = r"[^/]+"
+    pagination_class = KeysetPagination
+    serializer_classes = {"list": StripMarkerIn, "create": StripMarkerIn}
+
+    def list(self, request):
+        reject_unknown_params(request, set(KeysetPagination.query_params))
+        page = self.paginate_queryset(strip_markers_for_owner(actor=self.actor))
+        return self.get_paginated_response([strip_marker_data(row) for row in page])
+
+    def create(self, request):
+        """Add a pair (idempotent); it applies to batches parsed from now on."""
+        data = self.parse()
+        row = strip_marker_add(actor=self.actor, start=data["start"], end=data["end"])
+        return Response(strip_marker_data(row), status=201)
+
+    def destroy(self, request, pk=None):
+        strip_marker_delete(actor=self.actor, marker_id=pk)
         return Response(status=204)

@@ -2,7 +2,12 @@
 
 from rest_framework.routers import SimpleRouter
 
-from capture.owner_api import CandidateViewSet, NeverRememberViewSet, RejectionViewSet
+from capture.owner_api import (
+    CandidateViewSet,
+    NeverRememberViewSet,
+    RejectionViewSet,
+    StripMarkerViewSet,
+)
 
 
 class _Router(SimpleRouter):
@@ -15,5 +20,6 @@ router = _Router()
 router.register("candidates", CandidateViewSet, basename="owner-candidate")
 router.register("never-remember", NeverRememberViewSet, basename="owner-never-remember")
 router.register("rejections", RejectionViewSet, basename="owner-rejection")
+router.register("strip-markers", StripMarkerViewSet, basename="owner-strip-marker")
 
 urlpatterns = router.urls

@@ -1,4 +1,5 @@
-"""Reads of the inbox: the owner's candidates, filtered; never-remember patterns; rejections."""
+"""Reads of the inbox: the owner's candidates, filtered; never-remember patterns; rejections;
+the strip markers in force for an owner's captures."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from django.db import connection
 from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
 
+from capture.markers import Pair, configured_pairs
 from capture.models import (
     Candidate,
     CandidateStatus,
     CaptureThread,
     NeverRememberPattern,
     RejectedFingerprint,
+    StripMarker,
 )
 from foundation.actors import Actor
 from foundation.errors import validation_error
@@ -70,6 +73,17 @@ def pending_count(user) -> int:
 def patterns_for_owner(*, actor: Actor) -> QuerySet[NeverRememberPattern]:
     actor.require_owner("manage never-remember patterns")
     return NeverRememberPattern.objects.filter(owner=actor.user)
+
+
+def strip_markers_for_owner(*, actor: Actor) -> QuerySet[StripMarker]:
+    actor.require_owner("manage capture strip markers")
+    return StripMarker.objects.filter(owner=actor.user)
+
+
+def strip_markers_in_force(owner_id) -> tuple[Pair, ...]:
+    """The instance's pairs, then the owner's own: what parsing this owner's batches strips."""
+    own = StripMarker.objects.filter(owner_id=owner_id).values_list("start", "end")
+    return tuple(dict.fromkeys((*configured_pairs(), *own)))
 
 
 def rejections_for_owner(*, actor: Actor) -> QuerySet[RejectedFingerprint]:

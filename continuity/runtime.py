@@ -138,3 +138,21 @@ def secret_key(env: Mapping[str, str], data_dir: Path) -> str:
     except FileExistsError:
         return path.read_text().strip()
     return key
+
+
+def marker_pairs(value: str) -> list[tuple[str, str]]:
+    """CONTINUITY_CAPTURE_STRIP_MARKERS: comma-separated `start|end` pairs. A malformed pair
+    refuses to start, naming it, rather than silently capturing what it should fence."""
+    from capture.markers import marker_problem  # plain functions: no app registry needed
+
+    pairs = []
+    for item in (part.strip() for part in value.split(",")):
+        if not item:
+            continue
+        start, bar, end = item.partition("|")
+        problem = ("", "each pair is start|end") if not bar else None
+        problem = problem or marker_problem(start.strip(), end.strip())
+        if problem:
+            raise ImproperlyConfigured(f"CONTINUITY_CAPTURE_STRIP_MARKERS: {item!r}: {problem[1]}")
+        pairs.append((start.strip(), end.strip()))
+    return list(dict.fromkeys(pairs))

@@ -275,6 +275,17 @@ CONTINUITY_CAPTURE_REQUEUE_AFTER_SECONDS = env_float(
 CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS = env_float(
     "CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS", 300
 )
+# Blocks other tools inject into prompts, stripped from captured turns like Continuity's own
+# (which, with Claude Code's <system-reminder>, is always stripped): comma-separated
+# `start|end` pairs. Each owner adds more on the Settings page.
+CONTINUITY_CAPTURE_STRIP_MARKERS = runtime.marker_pairs(
+    os.environ.get(
+        "CONTINUITY_CAPTURE_STRIP_MARKERS",
+        "<memory>|</memory>,<user-memory>|</user-memory>,<memory-context>|</memory-context>,"
+        "<claude-mem-context>|</claude-mem-context>,"
+        "<supermemory-context>|</supermemory-context>,<user_rules>|</user_rules>",
+    )
+)
 for _name, _task, _interval in (
     ("retention-cleanup", "continuity.retention_cleanup", CONTINUITY_RETENTION_INTERVAL_SECONDS),
     ("compaction", "memories.compaction", CONTINUITY_COMPACTION_INTERVAL_SECONDS),

@@ -5,6 +5,7 @@
     continuity uninstall CLIENT [--mcp-only]
     continuity doctor
     continuity status
+    continuity demo
 
 The hook path is kept lean (no argparse, only what a hook imports), since agents start it
 for every prompt. CLIENT is claude, codex (hooks and MCP), gemini, cursor, vscode, windsurf
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
 def _commands(argv: list[str]) -> int:
     import argparse
 
-    from continuity_client import clients, doctor, install, status
+    from continuity_client import clients, demo, doctor, install, status
 
     parser = argparse.ArgumentParser(prog="continuity", description="Continuity on this machine.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -64,12 +65,15 @@ def _commands(argv: list[str]) -> int:
     )
     commands.add_parser("doctor", help="check server, token, hooks, MCP entries and watermarks")
     commands.add_parser("status", help="how this machine is wired, and hook errors to fix")
+    commands.add_parser("demo", help="two agents share a throw-away store (needs the checkout)")
     args = parser.parse_args(argv)
 
     if args.command == "doctor":
         return doctor.run(sys.stdout)
     if args.command == "status":
         return status.run(sys.stdout)
+    if args.command == "demo":
+        return demo.run(sys.stdout)
     try:
         if args.command == "setup":
             return _setup(args)

@@ -36,6 +36,12 @@ urlpatterns = [
     path(
         "settings/retention/<slug:rule>/", settings_page.retention_window, name="retention-window"
     ),
+    path("settings/markers/", settings_page.strip_marker_create, name="strip-marker-create"),
+    path(
+        "settings/markers/<int:marker_id>/delete/",
+        settings_page.strip_marker_remove,
+        name="strip-marker-delete",
+    ),
     path("settings/semantic/", settings_page.semantic_status, name="semantic-status"),
     path("settings/semantic/backfill/", settings_page.semantic_backfill, name="semantic-backfill"),
     path("tokens/", tokens.tokens, name="tokens"),

@@ -11,20 +11,23 @@ from collections import Counter
 
 from django.utils import timezone
 
-from capture import adapters, extraction
+from capture import adapters, extraction, markers
 from capture.pipeline import ledger
 from capture.pipeline.base import BatchRun, Step, StopPipeline
 from capture.redaction import REDACTION_MASK, redact
+from capture.selectors import strip_markers_in_force
 from capture.services import proposals as candidate_rules
 
 
 class Parse(Step):
-    """The source's adapter: raw items → canonical events, and the skipped items' reasons."""
+    """The source's adapter: raw items → canonical events, and the skipped items' reasons.
+    Blocks fenced by the owner's strip markers (and the instance's) are dropped here."""
 
     name = "parse"
 
     def run(self, run: BatchRun) -> None:
-        parsed = adapters.parse(run.thread.source, run.batch.items or [])
+        with markers.stripping(strip_markers_in_force(run.batch.owner_id)):
+            parsed = adapters.parse(run.thread.source, run.batch.items or [])
         run.events, run.skipped = parsed.events, parsed.skipped
 
 

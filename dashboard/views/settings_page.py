@@ -1,8 +1,9 @@
-"""The Settings page: retention windows per rule, and what recent background runs did.
+"""The Settings page: retention windows per rule, the owner's capture strip markers, and
+what recent background runs did.
 
 Windows apply to the whole instance, so only its owner changes them; the service
 (`retention_window_set`, the same one the owner API calls) enforces that, and everyone
-else sees the page read-only.
+else sees the page read-only. Strip markers are each owner's own.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from django.shortcuts import redirect
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from capture.markers import MAX_MARKER_CHARS, MAX_OWNER_MARKERS, configured_pairs
+from capture.selectors import strip_markers_for_owner
+from capture.services.strip_markers import strip_marker_add, strip_marker_delete
 from foundation.errors import ErrorCode, ServiceError
 from foundation.htmx import answer
 from foundation.maintenance.history import recent_runs
@@ -26,13 +30,17 @@ from memories.embeddings.vectors import backfill_soon, embedding_status
 RUNS_SHOWN = 20
 
 
-def _settings(request: HttpRequest, *, status: int = 200, **extra) -> HttpResponse:
-    """The page, or for htmx its retention panel."""
+def _settings(
+    request: HttpRequest, *, status: int = 200, fragment: str = "retention", **extra
+) -> HttpResponse:
+    """The page, or for htmx one of its panels (retention, markers)."""
     context = {
         "tab": "settings", "rules": retention_windows(), "can_edit": request.user.is_superuser,
-        "runs": recent_runs(limit=RUNS_SHOWN), **extra,
+        "runs": recent_runs(limit=RUNS_SHOWN), "instance_markers": configured_pairs(),
+        "markers": strip_markers_for_owner(actor=owner_actor(request)),
+        "max_marker_chars": MAX_MARKER_CHARS, "max_markers": MAX_OWNER_MARKERS, **extra,
     }  # fmt: skip
-    return answer(request, "dashboard/settings.html", context, fragment="retention", status=status)
+    return answer(request, "dashboard/settings.html", context, fragment=fragment, status=status)
 
 
 def _window(request: HttpRequest) -> int | None:
@@ -67,6 +75,38 @@ def retention_window(request: HttpRequest, rule: str) -> HttpResponse:
     if request.htmx:
         return _settings(request, saved=saved)
     messages.success(request, _("Retention window saved."))
+    return redirect("dashboard:settings")
+
+
+@login_required
+@require_POST
+def strip_marker_create(request: HttpRequest) -> HttpResponse:
+    """Add a `start` … `end` pair to the owner's strip markers."""
+    start, end = request.POST.get("start", ""), request.POST.get("end", "")
+    try:
+        strip_marker_add(actor=owner_actor(request), start=start, end=end)
+    except ServiceError as error:
+        return _settings(
+            request, status=error.http_status, fragment="markers", marker_error=error.message,
+            marker_draft={"start": start, "end": end},
+        )  # fmt: skip
+    if request.htmx:
+        return _settings(request, fragment="markers", marker_saved=True)
+    messages.success(request, _("Strip marker saved."))
+    return redirect("dashboard:settings")
+
+
+@login_required
+@require_POST
+def strip_marker_remove(request: HttpRequest, marker_id: int) -> HttpResponse:
+    try:
+        strip_marker_delete(actor=owner_actor(request), marker_id=marker_id)
+    except ServiceError as error:
+        raise_404_if_missing(error)
+        raise
+    if request.htmx:
+        return _settings(request, fragment="markers")
+    messages.success(request, _("Strip marker removed."))
     return redirect("dashboard:settings")
 
 
