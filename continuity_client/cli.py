@@ -66,7 +66,19 @@ def _commands(argv: list[str]) -> int:
     commands.add_parser("doctor", help="check server, token, hooks, MCP entries and watermarks")
     commands.add_parser("status", help="how this machine is wired, and hook errors to fix")
     commands.add_parser("demo", help="two agents share a throw-away store (needs the checkout)")
+    backfill = commands.add_parser(
+        "import-sessions", help="send transcripts already on disk, as the Stop hooks would"
+    )
+    backfill.add_argument("agent", choices=["claude", "codex"])
+    backfill.add_argument("--since", type=float, metavar="DAYS", help="only files changed since")
+    backfill.add_argument("--project", metavar="KEY", help="only sessions of this project")
+    backfill.add_argument("--dry-run", action="store_true", help="list what would be sent")
     args = parser.parse_args(argv)
+
+    if args.command == "import-sessions":
+        from continuity_client import importer
+
+        return importer.run(args.agent, args.since, args.project, args.dry_run, sys.stdout)
 
     if args.command == "doctor":
         return doctor.run(sys.stdout)

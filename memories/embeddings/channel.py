@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-import numpy as np
-
 from memories.embeddings.embedders import EmbedderUnavailable, active_embedder
-from memories.embeddings.index import owner_index
+
+# NumPy and the vector index are imported where a search first needs them: this module is
+# loaded at start-up by every process (the channel registers in MemoriesConfig.ready), and
+# an agent's stdio server must answer `initialize` before any of it is used.
 
 # Cosine similarity of multilingual-e5-small is high even for unrelated text (0.72-0.80).
 # Calibrated on bench/retrieval_eval.py --calibrate (docs/semantic.md), three values:
@@ -47,6 +48,8 @@ def calibration(model: str) -> Calibration:
 
 
 def calibrated(similarity: float, floor: float, ceiling: float) -> float:
+    import numpy as np
+
     return float(np.clip((similarity - floor) / (ceiling - floor), 0.0, 1.0))
 
 
@@ -71,6 +74,8 @@ class SemanticChannel:
                 search.degraded.append("semantic: model unavailable")
                 return []
             candidate_floor, floor, ceiling = calibration(embedder.name)
+            from memories.embeddings.index import owner_index
+
             index = owner_index(search.actor.user.pk, embedder.name)
             limit = 2 * search.depth  # room for candidates the scope check turns away
             nearest = [

@@ -24,10 +24,12 @@ import urllib.request
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-import numpy as np
 from django.conf import settings
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # Encoded texts kept per process (384 float32 each: 1.5 MB for 1,000).
 CACHED_TEXTS = 1000
@@ -48,6 +50,10 @@ class Embedder(Protocol):
 
 
 def normalized(matrix) -> np.ndarray:
+    # NumPy is imported where vectors are made, not with this module, which every process
+    # loads at start-up (an agent's stdio server must answer before any of it is needed).
+    import numpy as np
+
     matrix = np.asarray(matrix, dtype=np.float32)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return matrix / np.where(norms == 0, 1, norms)
@@ -116,6 +122,8 @@ class PackagedE5Embedder:
         return vector
 
     def _stacked(self, vectors: list[np.ndarray]) -> np.ndarray:
+        import numpy as np
+
         return np.stack(vectors) if vectors else np.zeros((0, self.dimension), dtype=np.float32)
 
 
@@ -139,6 +147,8 @@ class OpenAICompatibleEmbedder:
         self.dimension = 0
 
     def _embed(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         body = json.dumps({"model": self.model, "input": list(texts)}, ensure_ascii=False)

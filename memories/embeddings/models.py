@@ -7,9 +7,13 @@ notice every change cheaply (see memories.embeddings.index).
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import models
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class MemoryVector(models.Model):
@@ -36,4 +40,7 @@ class MemoryVector(models.Model):
         ]
 
     def as_array(self) -> np.ndarray:
+        # Imported here: every process loads the models, few of them score vectors.
+        import numpy as np
+
         return np.frombuffer(bytes(self.vector), dtype="<f4")

@@ -15,8 +15,8 @@ import hashlib
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 from django.conf import settings
 from django.db import transaction
 
@@ -24,6 +24,9 @@ from foundation.queue import enqueue
 from memories.embeddings.embedders import Embedder, active_embedder
 from memories.embeddings.models import MemoryVector
 from memories.models import SEARCHABLE_STATUSES, Memory
+
+if TYPE_CHECKING:
+    import numpy as np
 
 log = logging.getLogger(__name__)
 DEFAULT_BATCH = 32
@@ -66,6 +69,8 @@ def statement_vector(text: str) -> StatementVector | None:
         embedder = active_embedder()
         if embedder is None:
             return None
+        import numpy as np  # only once a model is there to use it
+
         values = np.asarray(embedder.embed_passages([text])[0], dtype=np.float32)
     except Exception:  # a failing model must not fail a write
         log.warning("could not embed a statement on write", exc_info=True)
@@ -77,6 +82,8 @@ def store_statement_vector(memory: Memory, vector: StatementVector | None) -> No
     """Keep the vector computed for this write with its memory (same transaction)."""
     if vector is None or passage_text(memory) != vector.text:
         return
+    import numpy as np
+
     MemoryVector.objects.filter(memory_id=memory.pk).delete()
     MemoryVector.objects.create(
         memory_id=memory.pk, owner_id=memory.owner_id, model=vector.model,
@@ -108,6 +115,8 @@ def embed_memories(*, memory_ids: Iterable, embedder: Embedder | None = None) ->
         return 0
     # The model runs outside any transaction: it is the slow part, and SQLite has one writer.
     vectors = embedder.embed_passages([texts[memory.pk] for memory in todo])
+    import numpy as np
+
     rows = [
         MemoryVector(
             memory_id=memory.pk,

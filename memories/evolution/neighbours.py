@@ -13,10 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from uuid import UUID
 
-import numpy as np
-
 from foundation.actors import Actor
-from memories.embeddings.index import owner_index
 from memories.embeddings.models import MemoryVector
 from memories.models import LIVE_STATUSES, Memory, ScopeType, Visibility
 from memories.retrieval import index
@@ -57,6 +54,12 @@ def find(
     ids.update(dict.fromkeys(_lexical(actor, content, readable)))
     cosines: dict[UUID, float] = {}
     if vector is not None:
+        # NumPy and the vector index only when the write came with a vector: a process
+        # that never embeds (an agent's stdio server before its first write) never loads them.
+        import numpy as np
+
+        from memories.embeddings.index import owner_index
+
         nearest = owner_index(actor.user.pk, vector.model).nearest(
             np.asarray([vector.values]), readable, VECTOR_NEIGHBOURS
         )
@@ -100,6 +103,8 @@ def _lexical(actor: Actor, content: str, readable) -> list[UUID]:
 def _cosines(vector, memory_ids) -> dict[UUID, float]:
     if not memory_ids:
         return {}
+    import numpy as np
+
     stored = MemoryVector.objects.filter(memory_id__in=memory_ids, model=vector.model)
     found = {}
     for memory_id, raw in stored.values_list("memory_id", "vector"):

@@ -16,10 +16,12 @@ import logging
 import re
 from functools import cache
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from memories.poisoning import normalize
+
+if TYPE_CHECKING:
+    import numpy as np
 
 WEIGHTS_FILE = Path(__file__).resolve().parent / "classifier.json"
 SCALE = 10.0  # unit vectors scaled so that plain gradient descent converges in few steps
@@ -36,6 +38,8 @@ def _weights() -> tuple[str, np.ndarray, float, float] | None:
         data = json.loads(WEIGHTS_FILE.read_text())
     except (OSError, ValueError):
         return None
+    import numpy as np  # loaded with the weights, on the first write that is screened
+
     weights = np.asarray(data["weights"], dtype=np.float32) * data["scale"]
     return data["embedder"], weights, float(data["bias"]), float(data["threshold"])
 
@@ -128,6 +132,8 @@ def _best(groups: list[list[str]], embed, weights: np.ndarray, bias: float) -> l
     flat = [piece for group in groups for piece in group]
     if not flat:
         return [0.0] * len(groups)
+    import numpy as np
+
     scored = 1 / (1 + np.exp(-(embed(flat) @ weights + bias)))
     result, start = [], 0
     for group in groups:

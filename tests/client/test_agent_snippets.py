@@ -119,3 +119,25 @@ def test_the_client_guide_shows_the_entry_continuity_setup_writes(name):
         if language == client.format
     ]
     assert clients.document(name, DOCS_CONNECTION) in blocks, name
+
+
+@pytest.mark.parametrize(
+    ("client", "setting"),
+    [
+        ("Codex CLI", "`startup_timeout_sec`"),
+        ("Claude Code", "`MCP_TIMEOUT`"),
+        ("Gemini CLI", "`timeout`"),
+    ],
+)
+def test_the_client_guide_names_each_clients_start_up_grace_setting(client, setting):
+    [(_, text)] = [part for part in sections("Start-up time") if part[0] == "agents.md"]
+    rows = [line for line in text.splitlines() if line.startswith(f"| {client} |")]
+    assert rows and setting in rows[0], (client, setting)
+
+
+def test_the_start_up_grace_example_is_a_codex_stdio_entry():
+    [(_, text)] = [part for part in sections("Start-up time") if part[0] == "agents.md"]
+    [block] = [block for language, block in FENCE.findall(text) if language == "toml"]
+    entry = tomllib.loads(block)["mcp_servers"]["continuity"]
+    assert entry["args"][-1] == "mcp_stdio"
+    assert entry["startup_timeout_sec"] > 10

@@ -96,3 +96,40 @@ def test_stdio_refuses_to_start_without_a_valid_token(mcp_site, token, message):
     assert result.returncode != 0
     assert message in result.stderr
     assert result.stdout == ""
+
+
+# Loaded only when a tool needs them (the embedding model, vectors, the poisoning
+# classifier's weights): an agent waits for `initialize` before its first turn has tools.
+HEAVY_AT_START = ("numpy", "onnxruntime", "tokenizers", "huggingface_hub", "sklearn", "torch")
+
+
+def test_initialize_and_tools_list_import_no_heavy_module(mcp_site, tmp_path):
+    modules_file = tmp_path / "modules.txt"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "tests.mcp.stdio_modules", str(modules_file)],
+        env={**mcp_site.env, "CONTINUITY_TOKEN": mcp_site.raw("full")},
+        cwd=str(ROOT),
+    )
+
+    async def main():
+        async with Client(params, mode="legacy", read_timeout_seconds=60) as client:
+            return await client.list_tools()
+
+    listed = anyio.run(main)
+
+    assert {tool.name for tool in listed.tools} == TOOLS
+    loaded = set(modules_file.read_text().split())
+    assert "continuity.mcp.server" in loaded  # the file is the server's, written at its exit
+    assert "memories.poisoning.classifier" in loaded  # imported, but its weights are not
+    assert sorted(name for name in loaded if name.split(".")[0] in HEAVY_AT_START) == []
+
+
+def test_the_first_recall_after_a_lean_start_still_answers(mcp_site):
+    async def work(client):
+        await client.list_tools()
+        return await client.call_tool("memory_recall", {"query": "commit message style"})
+
+    found = stdio(mcp_site, "full", work)
+
+    assert "memories" in ok(found)
