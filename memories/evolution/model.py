@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads on the first verdict, not when a process starts
+    import numpy as np
 
 MODEL_PATH = Path(__file__).with_name("judge_model.json")
 
@@ -22,12 +24,16 @@ def load() -> dict:
 
 @lru_cache(maxsize=1)
 def _shipped() -> tuple[tuple[str, ...], np.ndarray]:
+    import numpy as np
+
     model = load()
     return tuple(model["classes"]), np.asarray(model["weights"], dtype=np.float64)
 
 
 def probabilities(values: tuple[float, ...], model: dict | None = None) -> dict[str, float]:
     """Each class's probability for a pair's feature values (the shipped model, or `model`)."""
+    import numpy as np
+
     if model is None:
         classes, weights = _shipped()
     else:
