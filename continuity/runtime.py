@@ -140,6 +140,15 @@ def secret_key(env: Mapping[str, str], data_dir: Path) -> str:
     return key
 
 
+# Fences of other memory tools and editor rules (Continuity's own block and Claude Code's
+# <system-reminder> are always stripped, whatever this says).
+STRIP_MARKERS = (
+    "<memory>|</memory>,<user-memory>|</user-memory>,<memory-context>|</memory-context>,"
+    "<claude-mem-context>|</claude-mem-context>,"
+    "<supermemory-context>|</supermemory-context>,<user_rules>|</user_rules>"
+)
+
+
 def marker_pairs(value: str) -> list[tuple[str, str]]:
     """CONTINUITY_CAPTURE_STRIP_MARKERS: comma-separated `start|end` pairs. A malformed pair
     refuses to start, naming it, rather than silently capturing what it should fence."""

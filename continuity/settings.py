@@ -275,16 +275,10 @@ CONTINUITY_CAPTURE_REQUEUE_AFTER_SECONDS = env_float(
 CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS = env_float(
     "CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS", 300
 )
-# Blocks other tools inject into prompts, stripped from captured turns like Continuity's own
-# (which, with Claude Code's <system-reminder>, is always stripped): comma-separated
-# `start|end` pairs. Each owner adds more on the Settings page.
+# Blocks other tools inject into prompts, stripped from captured turns like Continuity's own:
+# comma-separated `start|end` pairs (runtime.STRIP_MARKERS); each owner adds more on Settings.
 CONTINUITY_CAPTURE_STRIP_MARKERS = runtime.marker_pairs(
-    os.environ.get(
-        "CONTINUITY_CAPTURE_STRIP_MARKERS",
-        "<memory>|</memory>,<user-memory>|</user-memory>,<memory-context>|</memory-context>,"
-        "<claude-mem-context>|</claude-mem-context>,"
-        "<supermemory-context>|</supermemory-context>,<user_rules>|</user_rules>",
-    )
+    os.environ.get("CONTINUITY_CAPTURE_STRIP_MARKERS", runtime.STRIP_MARKERS)
 )
 for _name, _task, _interval in (
     ("retention-cleanup", "continuity.retention_cleanup", CONTINUITY_RETENTION_INTERVAL_SECONDS),
@@ -358,17 +352,9 @@ MIDDLEWARE = ["foundation.ninja_door.ApiErrorMiddleware", *MIDDLEWARE]
 _MCP_DEFAULT_HOSTS = [host for host in dict.fromkeys([*ALLOWED_HOSTS, "127.0.0.1", "localhost", "[::1]"])
                       if host != "*" and not host.startswith(".")]  # fmt: skip
 CONTINUITY_MCP_ALLOWED_HOSTS = env_list("CONTINUITY_MCP_ALLOWED_HOSTS", ",".join(_MCP_DEFAULT_HOSTS))  # fmt: skip
-CONTINUITY_MCP_ALLOWED_ORIGINS = env_list(
-    "CONTINUITY_MCP_ALLOWED_ORIGINS",
-    ",".join(
-        [
-            f"{scheme}://{host}"
-            for host in CONTINUITY_MCP_ALLOWED_HOSTS
-            for scheme in ("http", "https")
-        ]
-        + CSRF_TRUSTED_ORIGINS
-    ),
-)
+_MCP_DEFAULT_ORIGINS = [f"{scheme}://{host}" for host in CONTINUITY_MCP_ALLOWED_HOSTS
+                        for scheme in ("http", "https")] + CSRF_TRUSTED_ORIGINS  # fmt: skip
+CONTINUITY_MCP_ALLOWED_ORIGINS = env_list("CONTINUITY_MCP_ALLOWED_ORIGINS", ",".join(_MCP_DEFAULT_ORIGINS))  # fmt: skip
 # The SDK logs the end of every stateless request at INFO ("Terminating session: None").
 LOGGING["loggers"] = {"mcp.server.streamable_http": {"level": "WARNING"}}
 # --- end MCP ----------------------------------------------------------------------------------
