@@ -27,14 +27,6 @@ PAIRS = [
     ("zh", "提交前都要先跑 ruff 检查代码。", "每次提交前运行 ruff 进行代码检查。", "duplicate"),
     ("cross", "Run ruff as the linter before every commit.", "用 ruff 做代码检查，每次提交前都要跑。",
      "duplicate"),
-    # Known misses, kept in sight (strict: they fail the suite once they pass): a Chinese
-    # paraphrase with other function words reads as adding a condition, and a translation
-    # sharing no name sits under the vectors' floor for a relation.
-    pytest.param("zh", "部署前必须先跑数据库迁移。", "部署之前一定要先执行数据库迁移。", "duplicate",
-                 marks=pytest.mark.xfail(strict=True, reason="read as refines")),
-    pytest.param("cross", "Deploys must run the database migrations first.",
-                 "部署前必须先执行数据库迁移。", "duplicate",
-                 marks=pytest.mark.xfail(strict=True, reason="no relation found")),
     # supersedes
     ("en", "The docs site is built with Sphinx.",
      "We switched the docs site from Sphinx to MkDocs.", "supersedes"),
