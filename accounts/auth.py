@@ -12,6 +12,7 @@ from django.http import HttpRequest
 from ninja.security.http import HttpBearer
 
 from accounts.ratelimit import rate_limit_hit
+from accounts.refusals import note_refusal
 from accounts.tokens import token_authenticate
 from foundation.actors import Actor
 from foundation.errors import AuthenticationFailed, ServiceError
@@ -43,7 +44,11 @@ def actor_from_authorization(header: str | None) -> Actor:
 def authenticate_agent(header: str | None) -> Actor:
     """Authenticate, then count the request against the token's rate limit (RATE_LIMITED)."""
     actor = actor_from_authorization(header)
-    rate_limit_hit(actor.token.pk)
+    try:
+        rate_limit_hit(actor.token.pk)
+    except ServiceError as refused:
+        note_refusal(actor.token, refused)
+        raise
     return actor
 
 

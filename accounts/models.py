@@ -38,6 +38,10 @@ class PersonalAccessToken(models.Model):
     expires_at = models.DateTimeField()
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
+    # The last call refused for a reason only the owner can fix (accounts/refusals.py):
+    # {"code", "message", "where"}.
+    last_refusal_at = models.DateTimeField(null=True, blank=True)
+    last_refusal = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

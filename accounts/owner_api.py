@@ -41,6 +41,9 @@ def token_data(token: PersonalAccessToken) -> dict:
         "expires_at": token.expires_at,
         "revoked_at": token.revoked_at,
         "last_used_at": token.last_used_at,
+        "last_refusal": (
+            {**token.last_refusal, "at": token.last_refusal_at} if token.last_refusal_at else None
+        ),
     }
 
 

@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import PersonalAccessToken, Scope
+from accounts.refusals import note_refusal, unusable_token_error
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, not_found, validation_error
 
@@ -140,7 +141,10 @@ def token_authenticate(raw: str) -> PersonalAccessToken:
     token = PersonalAccessToken.objects.select_related("owner").filter(prefix=prefix).first()
     if token is None or not hmac.compare_digest(token.secret_hash, hash_token(raw)):
         raise failure
-    if not token.is_usable or not token.owner.is_active:
+    if not token.owner.is_active:
+        raise failure
+    if not token.is_usable:
+        note_refusal(token, unusable_token_error(token))
         raise failure
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:

@@ -13,6 +13,7 @@ from django.http import HttpRequest
 from ninja import NinjaAPI, Schema
 
 from accounts.auth import AgentTokenAuth
+from accounts.refusals import note_refusal
 from continuity.capabilities import capabilities as capabilities_for
 from foundation.ninja_door import READ_ERRORS, install_error_handlers, refuse_unknown_parameters
 from memories.api import router as memories_router
@@ -29,7 +30,15 @@ api = NinjaAPI(
     urls_namespace="api-v1",
     auth=AgentTokenAuth(),
 )
-install_error_handlers(api)
+
+
+def _note_refusal(request: HttpRequest, error) -> None:
+    actor = getattr(request, "actor", None)
+    if actor is not None and actor.token is not None:
+        note_refusal(actor.token, error, f"{request.method} {request.path}")
+
+
+install_error_handlers(api, on_refusal=_note_refusal)
 
 api.add_router("/", memories_router)
 api.add_router("/", "handoff.api.router")

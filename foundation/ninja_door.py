@@ -10,6 +10,7 @@ import the response schemas from here (not from `continuity.api`, which imports 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
@@ -146,9 +147,16 @@ def refuse_unknown_parameters(request: HttpRequest, known) -> None:
         )
 
 
-def install_error_handlers(api: NinjaAPI) -> None:
+def install_error_handlers(
+    api: NinjaAPI, on_refusal: Callable[[HttpRequest, ServiceError], None] | None = None
+) -> None:
+    """`on_refusal(request, error)` hears of every service error a route raised (the floor
+    that owns tokens notes the ones their owner must see)."""
+
     @api.exception_handler(ServiceError)
     def on_service_error(request: HttpRequest, exc: ServiceError) -> HttpResponse:
+        if on_refusal is not None:
+            on_refusal(request, exc)
         return service_error_response(exc)
 
     @api.exception_handler(ValidationError)

@@ -25,6 +25,7 @@ from mcp_types import CallToolResult, TextContent
 from accounts.auth import authenticate_agent
 from accounts.models import PersonalAccessToken
 from accounts.ratelimit import rate_limit_hit
+from accounts.refusals import note_refusal
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, unavailable_error
 
@@ -66,23 +67,32 @@ def ok_result(data: dict) -> CallToolResult:
 def _actor(caller: Caller) -> Actor:
     """The calling agent, counted against its token's rate limit."""
     if caller.verified is not None:
-        rate_limit_hit(caller.verified.pk)
+        try:
+            rate_limit_hit(caller.verified.pk)
+        except ServiceError as refused:
+            note_refusal(caller.verified, refused, "MCP")
+            raise
         return Actor.agent(caller.verified)
     return authenticate_agent(f"Bearer {caller.raw}" if caller.raw else None)
 
 
-def _run(caller: Caller, work: Callable[[Actor], dict]) -> dict:
+def _run(caller: Caller, work: Callable[[Actor], dict], where: str) -> dict:
     close_old_connections()
     try:
-        return work(_actor(caller))
+        actor = _actor(caller)
+        try:
+            return work(actor)
+        except ServiceError as refused:
+            note_refusal(actor.token, refused, where)
+            raise
     finally:
         close_old_connections()
 
 
-async def invoke(work: Callable[[Actor], dict]) -> CallToolResult:
+async def invoke(work: Callable[[Actor], dict], where: str = "MCP") -> CallToolResult:
     """Run `work(actor)` for the calling agent; every failure becomes a tool error."""
     try:
-        data = await sync_to_async(_run, thread_sensitive=False)(current_caller.get(), work)
+        data = await sync_to_async(_run, thread_sensitive=False)(current_caller.get(), work, where)
     except ServiceError as error:
         return error_result(error)
     except Exception as error:
@@ -107,7 +117,7 @@ def as_tool(body: Callable[..., dict]) -> Callable[..., Awaitable[CallToolResult
 
     @functools.wraps(body)
     async def tool(**given):
-        return await invoke(lambda caller: body(caller, **given))
+        return await invoke(lambda caller: body(caller, **given), f"MCP {body.__name__}")
 
     tool.__signature__ = signature.replace(parameters=arguments, return_annotation=CallToolResult)
     tool.__annotations__ = {

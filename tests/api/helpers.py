@@ -7,7 +7,9 @@ import json
 from django.apps import apps
 
 # Fields that change on every authenticated request by design, not by the operation.
-VOLATILE_FIELDS = {("accounts", "personalaccesstoken"): {"last_used_at"}}
+VOLATILE_FIELDS = {
+    ("accounts", "personalaccesstoken"): {"last_used_at", "last_refusal_at", "last_refusal"}
+}
 # Counts of requests and sign-in attempts: every call changes them, refused or not.
 VOLATILE_MODELS = {("accounts", "throttlecounter")}
 

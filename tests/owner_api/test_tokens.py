@@ -24,7 +24,7 @@ NEW_TOKEN = {
 }
 FIELDS = {
     "id", "name", "purpose", "agent_name", "scopes", "allowed_projects", "state",
-    "created_at", "expires_at", "revoked_at", "last_used_at",
+    "created_at", "expires_at", "revoked_at", "last_used_at", "last_refusal",
 }  # fmt: skip
 
 
