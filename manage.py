@@ -6,6 +6,11 @@ import sys
 
 
 def main() -> None:
+    if sys.argv[1:] == ["mcp_stdio"] and os.environ.get("CONTINUITY_STDIO_FRONT", "1") != "0":
+        # Agents wait for the handshake: answer it before Django loads (stdio_front.py).
+        from continuity.stdio_front import main as serve_stdio
+
+        return serve_stdio()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "continuity.settings")
     from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
