@@ -125,9 +125,14 @@ class Machine:
         return sorted(folder.glob("*.json")) if folder.is_dir() else []
 
 
+@pytest.fixture(scope="module", autouse=True)
+def codex() -> str:
+    """The Codex CLI, looked up before the hub starts, so that a skip costs nothing."""
+    return client("codex")
+
+
 @pytest.fixture
-def machine(tmp_path):
-    codex = client("codex")
+def machine(codex, tmp_path):
     with FakeOpenAI() as model:
         yield Machine(codex, tmp_path, model)
 
