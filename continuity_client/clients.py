@@ -185,6 +185,22 @@ def entry_target(found: dict) -> str:
     return ""
 
 
+_ENV_BEARER = re.compile(r"^Bearer \$(?:\{(\w+)\}|(\w+))$")
+
+
+def token_variable(found: dict) -> str:
+    """The environment variable an entry's client takes the token from when it starts
+    (Codex's `bearer_token_env_var`, a `Bearer $VAR` header); "" when the file holds the
+    token or the client keeps it (VS Code's input)."""
+    variable = found.get("bearer_token_env_var")
+    if isinstance(variable, str):
+        return variable.strip()
+    headers = found.get("headers")
+    header = headers.get("Authorization") if isinstance(headers, dict) else None
+    match = _ENV_BEARER.match(header.strip()) if isinstance(header, str) else None
+    return (match.group(1) or match.group(2)) if match else ""
+
+
 # --- ready-to-paste text -----------------------------------------------------------------
 
 

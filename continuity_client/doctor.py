@@ -4,14 +4,16 @@ Checks, in order: a server and token are configured (a server alone when only MC
 are set up); the server answers /health; the token is accepted (/api/v1/capabilities) and
 has the scopes the hooks need; which agents have the hooks installed (and, for Codex,
 trusted); per MCP client set up here or holding an entry, that the entry is there and points
-at the saved server; no hook's last error still stands (trouble.py); every watermark file is
-readable. Prints one line per check and exits 1 when any check
-failed.
+at the saved server; per environment variable such entries take their token from (Codex,
+Gemini CLI), that it is set and the server accepts it; no hook's last error still stands
+(trouble.py); every watermark file is readable. Prints one line per check and exits 1 when
+any check failed.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from continuity_client import (
@@ -24,7 +26,12 @@ from continuity_client import (
     mcp_install,
     trouble,
 )
-from continuity_client.token_check import TokenProblem, missing_scopes_advice, token_check
+from continuity_client.token_check import (
+    MCP_SCOPES,
+    TokenProblem,
+    missing_scopes_advice,
+    token_check,
+)
 
 
 def run(out) -> int:
@@ -32,7 +39,10 @@ def run(out) -> int:
     settings = config.load()
     mcp_lines = mcp_entries(settings["url"])
     hooks_lines, any_hooks = _hooks(mcp_only=bool(mcp_lines))
-    if settings["url"] and settings["token"]:
+    # With no hooks installed, an exported CONTINUITY_TOKEN is the MCP clients' token (the
+    # variable Codex's entry names), checked below for what MCP needs, not the hooks' scopes.
+    mcp_token_only = settings["token_source"] == "CONTINUITY_TOKEN" and not any_hooks
+    if settings["url"] and settings["token"] and not (mcp_token_only and mcp_lines):
         results.append((True, f"config: server {settings['url']}"))
         results += _server(settings)
     elif settings["url"] and mcp_lines and not any_hooks:
@@ -42,7 +52,7 @@ def run(out) -> int:
         results.append(
             (False, f"config: no server or token (run `continuity setup`; {config.config_path()})")
         )
-    results += hooks_lines + mcp_lines
+    results += hooks_lines + mcp_lines + (mcp_tokens(settings["url"]) if settings["url"] else [])
     results += _last_errors()
     results += _watermarks()
     for ok, message in results:
@@ -97,6 +107,38 @@ def mcp_entries(saved_url: str) -> list[tuple[bool, str]]:
                                 f"{path} any more (run `continuity setup {name}` again)"))  # fmt: skip
         else:
             results.append(_entry_verdict(name, path, clients.entry_target(found), saved_url))
+    return results
+
+
+def mcp_tokens(saved_url: str) -> list[tuple[bool, str]]:
+    """One line per environment variable that entries pointing at the saved server take their
+    token from (Codex, Gemini CLI): is it set here, and does the server accept it with at
+    least memories:read? Such a client reads the variable when it starts; Codex, given none
+    or a refused token, offers the model none of Continuity's tools and the turn goes on."""
+    readers: dict[str, list[str]] = {}
+    for name in clients.CLIENTS:
+        _, found, problem = mcp_install.state(name)
+        if found and not problem and clients.entry_target(found).rstrip("/") == f"{saved_url}/mcp":
+            if variable := clients.token_variable(found):
+                readers.setdefault(variable, []).append(name)
+    results = []
+    for variable, names in readers.items():
+        who, token = ", ".join(names), os.environ.get(variable, "").strip()
+        label = f"mcp: ${variable} (read by {who})"
+        if not token:
+            results.append((False, f"{label} is not set here: export {variable}=<token> in the "
+                            f"shell that starts {who}, a token with {' and '.join(MCP_SCOPES)}"))  # fmt: skip
+            continue
+        try:
+            check = token_check(saved_url, token)
+        except TokenProblem as problem:
+            results.append((False, f"{label}: {problem}"))
+            continue
+        message = f"{label}: valid for agent {check.agent_name!r}, scopes {', '.join(check.scopes)}"
+        if MCP_SCOPES[0] not in check.scopes:
+            results.append((False, f"{message}; {missing_scopes_advice(check, MCP_SCOPES)}"))
+        else:
+            results.append((True, message))
     return results
 
 

@@ -33,7 +33,7 @@ def test_setup_codex_trust_makes_codex_trust_the_hooks_and_keeps_other_records(s
 
     run = continuity(home, "setup", "codex", "--url", url, "--token", token, "--trust",
                      CONTINUITY_CODEX=CODEX)  # fmt: skip
-    doctor = continuity(home, "doctor", CONTINUITY_CODEX=CODEX)
+    doctor = continuity(home, "doctor", CONTINUITY_CODEX=CODEX, CONTINUITY_TOKEN=token)
 
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Codex now trusts Continuity's hooks (stop, userPromptSubmit)" in run.stdout

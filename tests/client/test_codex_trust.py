@@ -57,7 +57,8 @@ def test_trust_recorded_by_codex_passes(server, home):
         home / ".codex", {key: "sha256:" + "a" * 64 for key in keys(home / ".codex").values()}
     )
 
-    doctor = continuity(home, "doctor", CONTINUITY_CODEX="off")
+    # Exported as setup says: Codex's MCP entry reads it, and doctor checks it.
+    doctor = continuity(home, "doctor", CONTINUITY_CODEX="off", CONTINUITY_TOKEN=token)
 
     assert doctor.returncode == 0, doctor.stdout
     assert "[ok] hooks: codex trust recorded for Stop, UserPromptSubmit" in doctor.stdout
@@ -78,7 +79,7 @@ def test_a_changed_command_is_no_longer_trusted_until_trusted_again(server, home
     continuity(home, "setup", "codex", "--url", url, "--token", token)
     changed = continuity(home, "doctor", CONTINUITY_CODEX="off")
     trust_records(codex_home, {key: "sha256:" + "c" * 64 for key in old})  # trusted again
-    again = continuity(home, "doctor", CONTINUITY_CODEX="off")
+    again = continuity(home, "doctor", CONTINUITY_CODEX="off", CONTINUITY_TOKEN=token)
 
     assert changed.returncode == 1
     assert "Codex no longer trusts (the hook changed since it was trusted) Stop" in changed.stdout
