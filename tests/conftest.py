@@ -34,12 +34,27 @@ def pytest_collection_modifyitems(config, items):
     browser_tests_last_or_deselected(config, items)
 
 
+# Directories whose tests come out the same on both profiles: the agent clients and the
+# client package talk HTTP or stdio to a hub, and what they do does not depend on the
+# database or broker behind it. They are marked `once` like a single module would be.
+ONCE_DIRECTORIES = ("agents", "client")
+
+
 def deselect_the_other_profile(config, items):
     """Tests marked `postgres` belong to the team run (DATABASE_URL=postgres://...) and
     tests marked `sqlite` to the lite run; each run leaves the other's out openly (reported
-    as deselected) rather than skipping them."""
-    other = "sqlite" if os.environ.get("DATABASE_URL", "").startswith("postgres") else "postgres"
-    kept = [item for item in items if item.get_closest_marker(other) is None]
+    as deselected) rather than skipping them. Tests marked `once` are profile-independent:
+    the lite run has them and the team run does not repeat them."""
+    tests = config.rootpath / "tests"
+    for item in items:
+        if (
+            item.path.is_relative_to(tests)
+            and item.path.relative_to(tests).parts[0] in ONCE_DIRECTORIES
+        ):
+            item.add_marker(pytest.mark.once)
+    team = os.environ.get("DATABASE_URL", "").startswith("postgres")
+    other = ("sqlite", "once") if team else ("postgres",)
+    kept = [item for item in items if not any(item.get_closest_marker(m) for m in other)]
     if len(kept) != len(items):
         config.hook.pytest_deselected(items=[item for item in items if item not in kept])
         items[:] = kept

@@ -60,6 +60,7 @@ class Instance:
         return json.loads(self.manage("shell", "-c", COUNT).stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.once  # a lite store of its own, whatever the run
 def test_sqlite_backup_then_restore_round_trips_and_keeps_a_rollback(tmp_path):
     instance = Instance(tmp_path / "data")
     instance.seed("Backed-up memory.")
@@ -86,6 +87,7 @@ def test_sqlite_backup_then_restore_round_trips_and_keeps_a_rollback(tmp_path):
     assert len(instance.contents()) == 2
 
 
+@pytest.mark.once  # a lite store of its own, whatever the run
 def test_restore_refuses_a_damaged_or_foreign_file_and_changes_nothing(tmp_path):
     instance = Instance(tmp_path / "data")
     instance.seed("Still here.")

@@ -30,6 +30,8 @@ from tests.fixtures.poisoning import (
 from tests.fixtures.poisoning.breadth_slots import SLOTS
 from tests.fixtures.poisoning.generate import HOMOGLYPHS, attacks, ordinary
 
+pytestmark = pytest.mark.once  # texts and the screen only: no database, no broker
+
 CATCH_TARGET, FALSE_POSITIVE_TARGET = 0.90, 0.03
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

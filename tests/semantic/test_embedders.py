@@ -14,6 +14,8 @@ from memories.embeddings.embedders import (
     build_embedder,
 )
 
+pytestmark = pytest.mark.once  # the embedders alone: no database, no broker
+
 
 def test_packaged_model_embeds_english_and_chinese_with_the_network_off(no_network):
     embedder = PackagedE5Embedder()

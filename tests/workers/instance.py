@@ -155,7 +155,7 @@ def wait_until(condition, what: str, timeout: float, instance: Instance):
 
 
 PROFILES = [
-    "lite",
+    pytest.param("lite", marks=pytest.mark.once),  # its own SQLite store, whatever the run
     pytest.param("team", marks=pytest.mark.postgres),  # PostgreSQL + Redis: the team run
 ]  # fmt: skip
 
