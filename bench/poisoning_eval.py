@@ -43,7 +43,17 @@ from memories.poisoning import classifier  # noqa: E402
 from tests.fixtures.poisoning.generate import attacks, ordinary  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "poisoning"
-SPLITS = ("tuned", "development", "heldout", "fresh", "fresh2", "fresh3", "fresh4", "fresh5")
+SPLITS = (
+    "tuned",
+    "development",
+    "heldout",
+    "fresh",
+    "fresh2",
+    "fresh3",
+    "fresh4",
+    "fresh5",
+    "fresh6",
+)
 
 
 def load(name: str) -> list[dict]:
