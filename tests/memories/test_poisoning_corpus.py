@@ -2,8 +2,8 @@
 
 The corpora (tests/fixtures/poisoning/generate.py) are fabricated and seeded; the targets
 (catch >= 0.90, false positives <= 0.03) are asserted on the tuned split, where the rules
-were written. The held-out and blind splits (fresh to fresh5) are reported by bench/poisoning_eval.py, not
-asserted: a test that must pass on them would make them more splits to tune on. The
+were written. The held-out and blind splits (fresh to fresh6) are reported by
+bench/poisoning_eval.py, not asserted: a test that must pass on them would make them more splits to tune on. The
 `breadth` split is training material only: its tests check its make-up, not the screen.
 """
 
