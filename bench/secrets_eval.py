@@ -7,7 +7,8 @@
 Reads the generated corpora of tests/fixtures/secrets/ (fabricated, seeded): the tuned split,
 which the rules were written against and the tests hold to the targets, and the held-out
 split (its own seed, sentence templates, disguises and separators), which is only measured
-here. For the write gate (memories.gates.find_secrets: any finding refuses the write) and
+here, and the blind split (blind.py), written without reading the rules or the other
+corpora, also only measured here. For the write gate (memories.gates.find_secrets: any finding refuses the write) and
 for capture redaction (capture.redaction.redact: the secret must be gone from the stored
 text) it prints the share of secrets caught and of look-alikes flagged, overall and per
 family. Then it times find_secrets on a 4,000-character memory and redaction of a 200 kB
@@ -60,10 +61,17 @@ def redaction_removes(case) -> bool:
     return case.secret not in stored and (len(core) < 8 or core not in plain)
 
 
-def report(split: str, show_misses: bool) -> dict[str, float]:
+def splits() -> dict[str, tuple[list, list]]:
+    """Each split's (secrets, look-alikes). The blind split has its own module and seed."""
+    from tests.fixtures.secrets import blind
     from tests.fixtures.secrets.corpus import lookalike_cases, secret_cases
 
-    secrets, lookalikes = secret_cases(split), lookalike_cases(split)
+    cases = {split: (secret_cases(split), lookalike_cases(split)) for split in ("tuned", "holdout")}
+    cases["blind"] = (blind.secret_cases(), blind.lookalike_cases())
+    return cases
+
+
+def report(split: str, secrets: list, lookalikes: list, show_misses: bool) -> dict[str, float]:
     figures = {}
     for door, check in (("gate", gate_catches), ("redaction", redaction_removes)):
         caught, flagged = defaultdict(list), defaultdict(list)
@@ -159,7 +167,10 @@ def main() -> int:
     args = parser.parse_args()
     setup(args.root.resolve())
     if not args.timing_only:
-        figures = {split: report(split, args.misses) for split in ("tuned", "holdout")}
+        figures = {
+            split: report(split, secrets, lookalikes, args.misses)
+            for split, (secrets, lookalikes) in splits().items()
+        }
         print(f"\ntargets: caught >= {TARGET_CATCH}, look-alikes flagged <= {TARGET_FALSE}")
         for split, doors in figures.items():
             for door, (catch, false) in doors.items():
