@@ -15,6 +15,8 @@ from kombu.transport import virtual
 
 from continuity import broker
 
+pytestmark = pytest.mark.once  # the lite profile's own broker, whatever the run
+
 TRANSPORT = "continuity.broker:Transport"
 
 
