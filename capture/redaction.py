@@ -14,19 +14,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from memories.gates import may_hold_secret
 from memories.gates import redact as redact_secrets
-
-# Every rule needs one of these to match in the normalised text: text with none of them
-# (most conversation) skips the full scan. A pre-check may only ever let more through, never
-# less, so it is deliberately loose: any non-ASCII character (normalisation may turn it into
-# anything), any %-escape or base64-looking run (it may decode to a secret), any digit
-# group, any "://", any of the rules' keywords and prefixes.
-_MAY_HOLD_SECRET = re.compile(
-    r"[^\x00-\x7f]|%[0-9A-Fa-f]{2}|[A-Za-z0-9+/_-]{16}|[0-9]{2}|://|-----BEGIN|cont_pat_|author"
-    r"|cookie|sk-|[sr]k_|gh[pousr]_|github_pat_|xox|xapp-|A[KSBC][IC]A|aws|bearer|pass|pwd|key"
-    r"|secret|token|cred|auth|AIza|eyJ|whsec_|hf_|gl[a-z]{2,5}-|SG\.|sig=|npm_|hvs\.|:AA",
-    re.IGNORECASE,
-)
 
 # What a redacted span becomes (memories.gates.redact): "[REDACTED:card_number]".
 REDACTION_MASK = re.compile(r"\[REDACTED:([a-z_]+)\]")
@@ -47,7 +36,7 @@ def redact(text: str) -> Redacted:
     """The text with every credential and personal number replaced, per-rule counts, and
     the hash of the original."""
     original = sha256_text(text)
-    if not text or not _MAY_HOLD_SECRET.search(text):
+    if not may_hold_secret(text):
         return Redacted(text, {}, original)
     redacted, counts = redact_secrets(text)
     return Redacted(redacted, counts, original)

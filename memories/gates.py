@@ -12,12 +12,13 @@ cannot be bounced, so capture calls `redact` with the same rule table
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Mapping
 
 from foundation.errors import ErrorCode, ServiceError, validation_error
 from memories.models.choices import MAX_CONTENT_CHARS  # the data model's bound (DESIGN §3)
-from memories.secret_rules import SecretFinding, SecretRule
+from memories.secret_rules import SecretFinding, SecretRule, published_example
 from memories.secret_shapes import RULE_NAMES, SECRET_RULES
 from memories.secret_text import MAX_DEPTH, DecodeBudget, encoded_segments, normalise
 
@@ -33,11 +34,31 @@ __all__ = [
     "find_secrets",
     "gate_memory",
     "gate_secrets",
+    "may_hold_secret",
     "redact",
 ]
 
 
 # --- the gate -----------------------------------------------------------------------------
+
+# A text in which no rule can match, found cheaply: ASCII text (normalisation may turn
+# other characters into anything) with no encoded segment to decode (a %-escape, an HTML
+# entity, a base64-looking run), no digit pair (the personal numbers, the rules without
+# hints) and none of the strings every match of some rule contains (its hints).
+_MAY_HOLD_SECRET = re.compile(
+    r"[^\x00-\x7f]|%[0-9A-Fa-f]{2}|&#?[A-Za-z0-9]+;|[A-Za-z0-9+/_-]{16}|[0-9]{2}|"
+    + "|".join(
+        re.escape(hint)
+        for hint in sorted({hint for rule in SECRET_RULES for hint in rule.hints}, key=len)[::-1]
+    ),
+    re.IGNORECASE,
+)
+
+
+def may_hold_secret(text: str) -> bool:
+    """False only when `find_secrets(text)` is certainly empty: most conversation skips
+    the full scan."""
+    return bool(text) and _MAY_HOLD_SECRET.search(text) is not None
 
 
 def find_secrets(text: str) -> list[SecretFinding]:
@@ -55,6 +76,8 @@ def find_secrets(text: str) -> list[SecretFinding]:
     for finding, _ in ranked:
         if finding.end <= reach:
             continue  # contained in a kept finding that starts no later
+        if published_example(text, finding.start, finding.end):
+            continue
         kept.append(finding)
         reach = finding.end
     return kept

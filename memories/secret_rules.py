@@ -33,13 +33,30 @@ class SecretRule:
     validate: Callable[[re.Match[str]], bool] | None = None
     # Lower-case strings one of which every match contains: text with none skips the rule.
     hints: tuple[str, ...] = ()
+    # Every match lies on one line that holds a hint: only those lines are searched.
+    line_scoped: bool = False
 
     def findings(self, text: str) -> Iterator[SecretFinding]:
         has_secret_group = "secret" in self.pattern.groupindex
-        for match in self.pattern.finditer(text):
-            if self.validate is None or self.validate(match):
-                start, end = match.span("secret") if has_secret_group else match.span()
-                yield SecretFinding(self.name, start, end)
+        for start, end in self._regions(text):
+            for match in self.pattern.finditer(text, start, end):
+                if self.validate is None or self.validate(match):
+                    found = match.span("secret") if has_secret_group else match.span()
+                    yield SecretFinding(self.name, *found)
+
+    def _regions(self, text: str) -> list[tuple[int, int]]:
+        lowered = text.lower()
+        if not (self.line_scoped and self.hints) or len(lowered) != len(text):
+            return [(0, len(text))]
+        lines = set()
+        for hint in self.hints:
+            at = lowered.find(hint)
+            while at != -1:
+                line_end = text.find("\n", at)
+                line_end = len(text) if line_end == -1 else line_end
+                lines.add((text.rfind("\n", 0, at) + 1, line_end))
+                at = lowered.find(hint, line_end)
+        return sorted(lines)
 
 
 # --- what a secret value looks like -------------------------------------------------------
@@ -51,7 +68,8 @@ _PLACEHOLDER_WORDS = frozenset(
 )
 # Where a secret *lives* rather than the secret: shell/env expansion, templates, code paths.
 _REFERENCE = re.compile(
-    r"""^(?:[$%<{\[(`*]|os\.|process\.env|env\(|getenv|settings\.|config\.|self\.|request\.)""",
+    r"""^(?:[$%<{\[(`*]|os\.|process\.env|env\(|getenv|settings\.|config\.|self\.|request\."""
+    r"""|![A-Za-z][A-Za-z_.-]*$)""",  # a YAML tag that looks the value up: !vault, !secret
     re.IGNORECASE,
 )
 _MASK_CHARS = frozenset("x*.#-_•…?")
@@ -89,6 +107,40 @@ def _looks_random(value: str, min_length: int) -> bool:
     classes = (str.islower, str.isupper, str.isdigit)
     mixed = sum(any(test(c) for c in value) for test in classes) >= 2
     return mixed and len(set(value)) >= min(10, len(value) // 2)
+
+
+# --- values the vendors publish ----------------------------------------------------------
+
+# Example credentials printed in vendors' documentation: nobody's secret when the text says
+# it is the example ("the AWS docs use AKIAIOSFODNN7EXAMPLE", 测试卡号 4111 1111 1111 1111（示例）).
+# Written as if real ("the deploy key is AKIAIOSFODNN7EXAMPLE"), they are still refused.
+_PUBLISHED = frozenset(
+    "AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY 4242424242424242 "
+    "4111111111111111 4000056655665556 4012888888881881 5555555555554444 5105105105105100 "
+    "2223003122003222 378282246310005 371449635398431 6011111111111117 3566002020360505 "
+    "30569309025904 6200000000000005".split()
+)
+# jwt.io's sample token ({"sub": "1234567890", "name": "John Doe", ...}), whole or cut short.
+_PUBLISHED_PREFIXES = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZ",)
+_EXAMPLE_WORDS = re.compile(
+    r"(?i:\b(?:examples?|samples?|documented|documentation|docs?|placeholder|dummy)\b"
+    r"|\btest(?:ing)? (?:card|mode|number|key)s?\b)|示例|样例|范例|文档|测试卡|测试用"
+)
+_SEPARATORS = re.compile(r"[\s.-]")
+
+
+def published_example(text: str, start: int, end: int) -> bool:
+    """The finding text[start:end] is a vendor's documented example, called one on its line."""
+    value = text[start:end]
+    if _SEPARATORS.sub("", value) not in _PUBLISHED and not value.startswith(_PUBLISHED_PREFIXES):
+        return False
+    line_end = text.find("\n", end)
+    around = (
+        text[text.rfind("\n", 0, start) + 1 : start]
+        + " "
+        + text[end : len(text) if line_end == -1 else line_end]
+    )
+    return _EXAMPLE_WORDS.search(around) is not None
 
 
 # --- validators ---------------------------------------------------------------------------
@@ -221,8 +273,14 @@ BASE_RULES: tuple[SecretRule, ...] = (
     SecretRule(
         # The AWS documentation key AKIAIOSFODNN7EXAMPLE is caught too: it is shaped like a
         # credential, and agents should learn to leave key-shaped strings out.
+        # Also read out in groups of four ("AKIA NZUT DSU7 MGPZ 5XZA"); a masked one
+        # (AKIAXXXXXXXXXXXXXXXX) passes.
         "aws_access_key",
-        re.compile(r"(?<![A-Za-z0-9])(?P<secret>A(?:KIA|SIA|BIA|CCA)[A-Z0-9]{16})(?![A-Za-z0-9])"),
+        re.compile(
+            r"(?<![A-Za-z0-9])(?P<secret>A(?:KIA|SIA|BIA|CCA)(?P<body>[A-Z0-9]{16}"
+            r"|(?:[ -][A-Z0-9]{4}){4}))(?![A-Za-z0-9])"
+        ),
+        lambda match: len(set(match["body"].replace(" ", "").replace("-", ""))) >= 6,
     ),
     SecretRule(
         "aws_secret_key",
@@ -272,8 +330,12 @@ BASE_RULES: tuple[SecretRule, ...] = (
         "secret_assignment",
         re.compile(
             r"(?<![a-z0-9])(?:api[_-]?key|apikey|secret[_-]?key|client[_-]?secret|access[_-]?token"
-            r"|auth[_-]?token|refresh[_-]?token|bot[_-]?token|secret|token)"
+            r"|auth[_-]?token|refresh[_-]?token|bot[_-]?token|account[_-]?key|storage[_-]?key"
+            r"|shared[_-]?key|master[_-]?key|encryption[_-]?key|signing[_-]?(?:key|secret)"
+            r"|(?:api|app|webhook)[_-]?secret|secret[_-]?access[_-]?key|secret|token)"
+            r"(?:"
             + _OPERATOR
+            + r"|\s*(?:是|为|為)\s*[:：]?\s*)"
             + r"[\"']?(?P<secret>[A-Za-z0-9._~+/=!@#%^*-]{16,})",
             _I,
         ),

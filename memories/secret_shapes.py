@@ -9,13 +9,16 @@ look-alikes folded, so full-width digits and a Cyrillic "а" in a prefix are pla
 
 from __future__ import annotations
 
+import base64
+import binascii
 import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from memories.identifiers import card_number_valid, card_shaped, prc_id_valid
+from memories.identifiers import card_number_valid, card_shaped, iban_valid, prc_id_valid
+from memories.secret_phrasings import PHRASING_RULES
 from memories.secret_rules import (
     BASE_RULES,
     SecretFinding,
@@ -46,6 +49,16 @@ def _token(name: str, hints: str, pattern: str, min_random: int = 16, flags: int
     """A provider token: a fixed prefix (one of `hints`, lower case), then a random `body`."""
     validate = _group_is_random("body", min_random)
     return SecretRule(name, re.compile(pattern, flags), validate, tuple(hints.split()))
+
+
+def _discord_bot_id(match: re.Match[str]) -> bool:
+    """The first part of a Discord bot token is the bot's numeric id in base64."""
+    part = match["id"]
+    try:
+        decoded = base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    return decoded.isdigit() and 17 <= len(decoded) <= 20
 
 
 def _twilio_pair(match: re.Match[str]) -> bool:
@@ -111,6 +124,15 @@ PROVIDER_RULES: tuple[SecretRule, ...] = (
     ),
     _token(
         "telegram_bot_token", ":aa", r"(?<![0-9])[0-9]{8,10}:(?P<body>AA[A-Za-z0-9_-]{33})" + _END
+    ),
+    SecretRule(
+        "discord_bot_token",
+        re.compile(
+            _EDGE
+            + r"(?P<id>[MNO][A-Za-z0-9_-]{23,27})\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}"
+            + _END
+        ),
+        _discord_bot_id,
     ),
     SecretRule(
         # A DER private key in base64 without its PEM armour: PKCS#1 RSA, PKCS#8, SEC1 EC,
@@ -265,6 +287,17 @@ def _prc_ids(text: str) -> Iterator[tuple[int, int]]:
     return iter(_number_spans(text)[1])
 
 
+_IBAN = re.compile(
+    r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])"
+)
+
+
+def _ibans(text: str) -> Iterator[tuple[int, int]]:
+    for match in _IBAN.finditer(text):
+        if iban_valid(match[0]):
+            yield match.span()
+
+
 # --- an unlabelled machine-made token next to a credential word ---------------------------
 
 _CREDENTIAL_WORD = (
@@ -274,8 +307,8 @@ _CREDENTIAL_WORD = (
     r"|密钥|秘钥|令牌|密码|口令|凭证|凭据|私钥|访问码)"
 )
 # Tokens are rarer than words: find each long token, then look for the word before it.
-_LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_.~-])[A-Za-z0-9][A-Za-z0-9+/=_.~-]{19,}")
-_WORD_BEFORE = re.compile(r"(?P<word>" + _CREDENTIAL_WORD + r")[^\n.;。；!?]{0,24}$")
+_LONG_TOKEN = re.compile(r"(?<![A-Za-z0-9+/_.~-])[A-Za-z0-9][A-Za-z0-9+/_.~-]{19,}={0,2}")
+_WORD_BEFORE = re.compile(r"(?P<word>" + _CREDENTIAL_WORD + r")[^\n.;。；!?]{0,40}$")
 # Words that make "key" or "token" something else: a database key, a public key, a checksum.
 _NOT_A_CREDENTIAL = re.compile(
     r"(?i:idempoten|primary|foreign|cache|sort|partition|public|\bpub\b|object|bucket|lookup"
@@ -344,9 +377,13 @@ _BASE_HINTS = {
 _CREDENTIAL_HINTS = ("key", "token", "secret", "pass", "pwd", "cred", "auth", "密钥", "秘钥", "令牌",
                      "密码", "口令", "凭证", "凭据", "私钥", "访问码")  # fmt: skip
 _HINTED_BASE = tuple(replace(rule, hints=_BASE_HINTS.get(rule.name, ())) for rule in BASE_RULES)
-NUMBER_RULES = (FinderRule("prc_id_number", _prc_ids), FinderRule("card_number", _cards))
+NUMBER_RULES = (
+    FinderRule("prc_id_number", _prc_ids),
+    FinderRule("card_number", _cards),
+    FinderRule("iban", _ibans),
+)
 SECRET_RULES: tuple[SecretRule | FinderRule, ...] = (
-    _HINTED_BASE[:10] + PROVIDER_RULES + _HINTED_BASE[10:]
+    _HINTED_BASE[:10] + PROVIDER_RULES + _HINTED_BASE[10:] + PHRASING_RULES
     + (FinderRule("labelled_token", _labelled_token, _CREDENTIAL_HINTS),) + NUMBER_RULES
 )  # fmt: skip
 RULE_NAMES = tuple(dict.fromkeys(rule.name for rule in SECRET_RULES))

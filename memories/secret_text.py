@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import html
+import json
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -117,6 +119,11 @@ _WORD = re.compile(r"[^\s\"'<>=&?]+")  # a %-encoded segment is one of these wit
 _PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
 _BASE64_SEGMENT = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
 _HEX = re.compile(r"[0-9a-fA-F]+")
+# A run with JSON string escapes ("a\\/b\\u002bc") or HTML character references ("p&#64;ss").
+_JSON_ESCAPED = re.compile(r"(?:[A-Za-z0-9+/=_.~-]|\\[/\\\"]|\\u[0-9a-fA-F]{4}){8,}")
+_HTML_ESCAPED = re.compile(
+    r"(?:[^\s\"'<>&]|&#[0-9]{1,7};|&#[xX][0-9a-fA-F]{1,6};|&[A-Za-z]{2,8};)+"
+)
 
 
 @dataclass
@@ -164,6 +171,20 @@ def encoded_segments(text: str, budget: DecodeBudget) -> Iterator[tuple[int, int
             decoded = unquote(match[0])
             if decoded != match[0]:
                 yield match.start(), match.end(), decoded
+    if "\\" in text:
+        for match in _JSON_ESCAPED.finditer(text):
+            if "\\" in match[0] and budget.take(match[0]):
+                try:
+                    decoded = json.loads(f'"{match[0]}"')
+                except ValueError:
+                    continue
+                yield match.start(), match.end(), decoded
+    if "&" in text:
+        for match in _HTML_ESCAPED.finditer(text):
+            if "&" in match[0] and budget.take(match[0]):
+                decoded = html.unescape(match[0])
+                if decoded != match[0]:
+                    yield match.start(), match.end(), decoded
     for match in _BASE64_SEGMENT.finditer(text):
         segment = match[0]
         if budget.take(segment) and (decoded := decode_base64(segment)) is not None:

@@ -121,4 +121,23 @@ CAUGHT = [
     ("url_credentials", "postgres://user:p@ss/w0rd@host/db"),
     ("continuity_token", "base64: " + base64.b64encode(CONTINUITY_TOKEN.encode()).decode()),
     ("github_token", "url " + quote(fake("gh" + "p_", 36), safe="")),
+    (
+        "discord_bot_token",
+        "client.run('"
+        + base64.urlsafe_b64encode(b"379269431664850785").decode().rstrip("=")
+        + "."
+        + fake("", 6)
+        + "."
+        + fake("", 38, ALNUM + "_-")
+        + "')",
+    ),
+    ("iban", "wire the deposit to DE89 3704 0044 0532 0130 00 by Friday"),
+    ("password_flag", "mysql -u app -pQ7v!x2Lr9k -h db.internal shop"),
+    ("password_flag", "echo 'Zk2#pQ9vW' | sudo -S systemctl restart nginx"),
+    ("password_flag", "htpasswd -b -c /etc/nginx/.htpasswd ops 'Mt5^r8Lq2'"),
+    ("password_markup", '<property name="connection.password" value="Tr0ub4dor3x"/>'),
+    ("password_markup", "| staging db password | Hq8-rW2!zx |"),
+    ("password_phrase", "跳板机的密码改成了 Lm4x9Qz2w，记一下"),
+    ("password_phrase", "the admin password is still kestrel42!, never changed"),
+    ("password_phrase", "用户名/密码：ops / Zd8308huO8w"),
 ]

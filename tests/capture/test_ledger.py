@@ -30,7 +30,7 @@ def test_a_batch_is_stored_redacted_and_counted(submit, agent_actor):
     assert batch.counts["skipped"] == 9 and batch.counts["skipped_reasons"]["sidechain"] == 1
     assert batch.redactions == {"card_number": 1, "password_assignment": 1}
     prompt = ConversationEvent.objects.get(run_id="u-7", seq=0)
-    assert "4111" not in prompt.text and "Zq8!vR2#kL9" not in prompt.text
+    assert "4539" not in prompt.text and "Zq8!vR2#kL9" not in prompt.text
     assert prompt.redactions == {"card_number": 1, "password_assignment": 1}
     assert len(prompt.original_sha256) == 64 and prompt.original_sha256 not in prompt.text
     thread = CaptureThread.objects.get()

@@ -81,6 +81,19 @@ ORDINARY = [
     "用户登录使用 OAuth，token 有效期 1 小时。",
     "我们的 token 前缀是 cont_pat_，只显示一次。",
     "AWS 的 access key 每 90 天轮换一次。",
+    # command lines, markup and phrasings that name a password without holding one
+    "mysql -u root -p -h db.internal shop prompts for the password.",
+    "redis-cli -h cache -p 6379 ping; docker run -p 8080:80 nginx",
+    "net user backup /add, then net user backup * to set it interactively.",
+    "Passwords are hashed with argon2id; the password SHA256 column is legacy.",
+    'A <property name="password.encoder" value="bcrypt"/> line picks the hasher.',
+    "| password | required |\n| password rotation | 90 days |",
+    "password_reset_token_ttl: 3600 and password_min_length: 12 in settings.",
+    "The password must be 12-64 characters; the password v2 migration is done.",
+    "The password of the CI user lives in the vault at ci/deploy.",
+    "密码哈希用 argon2id，密码长度至少 12 位，密码错误次数超过5次锁定。",
+    "用户名/密码登录之外，也支持 OAuth2 登录。",
+    "echo $DB_PASSWORD | docker login --password-stdin registry.example.com",
 ]
 
 
