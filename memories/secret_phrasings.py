@@ -194,7 +194,9 @@ MARKUP_RULES: tuple[SecretRule, ...] = (
         "password_markup",
         re.compile(
             # <password>x</password>, <db:secret>x</db:secret>
-            r"<(?P<tag>(?:[\w-]{1,40}:)?[\w.-]{0,40}" + _NAMED + r"[\w.-]{0,40})(?:\s[^>\n]{0,200})?>"
+            r"<(?P<tag>(?:[\w-]{1,40}:)?[\w.-]{0,40}"
+            + _NAMED
+            + r"[\w.-]{0,40})(?:\s[^>\n]{0,200})?>"
             r"(?P<secret>[^<\n]{1,200})</(?P=tag)>",
         ),
         _made,
