@@ -96,12 +96,15 @@ def _ranked_findings(text: str, depth: int, budget: DecodeBudget) -> list[tuple]
     if depth < MAX_DEPTH:
         for start, end, decoded in encoded_segments(normalised.text, budget):
             # The decoded value is read with the words before it ("token: <encoded>").
+            # ... and the few after it ("<password>&#110;…</password>").
             line_start = normalised.text.rfind("\n", max(0, start - 40), start) + 1
             before = normalised.text[max(line_start, start - 40) : start]
+            line_end = normalised.text.find("\n", end, end + 40)
+            after = normalised.text[end : end + 40 if line_end == -1 else line_end]
             inner = [
                 pair
-                for pair in _ranked_findings(before + decoded, depth + 1, budget)
-                if pair[0].end > len(before)
+                for pair in _ranked_findings(before + decoded + after, depth + 1, budget)
+                if pair[0].end > len(before) and pair[0].start < len(before) + len(decoded)
             ]
             if inner:
                 start, end = normalised.span(start, end)

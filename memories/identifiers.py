@@ -6,6 +6,8 @@ numbers, timestamps and phone numbers of the same length pass untouched.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from datetime import date
 
 # Issuer prefixes of the card networks (IIN ranges) and the lengths each issues.
@@ -93,3 +95,14 @@ def iban_valid(text: str) -> bool:
         return False
     rearranged = iban[4:] + iban[:4]
     return int("".join(str(int(char, 36)) for char in rearranged)) % 97 == 1
+
+
+_IBAN = re.compile(
+    r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])"
+)
+
+
+def iban_spans(text: str) -> Iterator[tuple[int, int]]:
+    for match in _IBAN.finditer(text):
+        if iban_valid(match[0]):
+            yield match.span()

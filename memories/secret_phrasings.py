@@ -21,6 +21,7 @@ from memories.secret_rules import (
     _is_placeholder,
     _unquote,
 )
+from memories.secret_text import decode_base64
 
 # A command-line argument: quoted, or a run up to the next space or shell operator.
 _ARG = r"""(?:'[^'\n]{1,200}'|"[^"\n]{1,200}"|[^\s'"|;&<>`]{1,200})"""
@@ -37,6 +38,7 @@ _NOT_A_PASSWORD = frozenset(
     "ldap ldaps saml2 unicode ascii json yaml".split()
 )
 _VERSION = re.compile(r"^v?\d+(?:\.\d+)+$|^\d+(?:%|px|ms|s|m|h|d|x|k|kb|mb|位|个|字符)?$", re.I)
+_PASSWORD_SYMBOLS = frozenset("!@#$%^&*?~+/|<>[]{}")
 _IDENTIFIER = re.compile(r"^(?:[a-z]+(?:[_.-][a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+)$")
 _EMAIL = re.compile(r"^[\w.+-]+@[\w-]+\.[\w.-]+$")
 
@@ -49,7 +51,7 @@ def made_value(raw: str) -> bool:
     """A password as people set them: six or more characters, letters with digits or
     symbols; not a placeholder, reference, path, address, version, identifier or the name
     of an algorithm."""
-    value = _unquote(raw).rstrip(".,!?:;)）。，")
+    value = _unquote(raw).rstrip(".,!?:;)）。，(（")
     joined = value.replace(" ", "")
     if len(joined) < 6 or _is_placeholder(value) or _PATH.match(value) or _CODE_CALL.match(value):
         return False
@@ -60,8 +62,8 @@ def made_value(raw: str) -> bool:
     if " " in value and not all(_mixes_classes(group) for group in value.split()):
         return False  # words, not a value read out in groups
     letters = any(c.isalpha() for c in joined)
-    others = any(not c.isalpha() for c in joined)
-    return letters and others
+    made = any(c.isdigit() or c in _PASSWORD_SYMBOLS for c in joined)
+    return letters and made
 
 
 def _mixes_classes(group: str) -> bool:
@@ -193,11 +195,15 @@ MARKUP_RULES: tuple[SecretRule, ...] = (
     _rule(
         "password_markup",
         re.compile(
-            # <password>x</password>, <db:secret>x</db:secret>
-            r"<(?P<tag>(?:[\w-]{1,40}:)?[\w.-]{0,40}"
+            # <password>x</password>, <db:secret>x</db:secret>, <property name="password">x
+            # </property>
+            r"<(?:(?P<tag>(?:[\w-]{1,40}:)?[\w.-]{0,40}"
             + _NAMED
-            + r"[\w.-]{0,40})(?:\s[^>\n]{0,200})?>"
-            r"(?P<secret>[^<\n]{1,200})</(?P=tag)>",
+            + r"[\w.-]{0,40})(?:\s[^>\n]{0,200})?"
+            + r"|(?P<tag2>[\w.:-]{1,40})\s[^>\n]{0,80}?\bname\s*=\s*[\"'][^\"'\n]{0,40}"
+            + _NAMED
+            + r"[^\"'\n]{0,40}[\"'][^>\n]{0,80})>"
+            r"(?P<secret>[^<\n]{1,200})</(?:(?P=tag)|(?P=tag2))>",
         ),
         _made,
         ("</",),
@@ -225,13 +231,13 @@ MARKUP_RULES: tuple[SecretRule, ...] = (
 # --- prose --------------------------------------------------------------------------------
 
 _EN_WORD = (
-    r"(?<![A-Za-z0-9])(?i:passwords?|passwd|passphrase|pwd|pw|pass\s?word|requirepass"
-    r"|masterauth)"
+    r"(?:(?<![A-Za-z0-9])(?i:passwords?|passwd|passphrase|pwd|pw|pass\s?word|requirepass"
+    r"|masterauth)|(?<=[_.])(?i:pass)(?![A-Za-z])|(?<![A-Za-z0-9])PASS(?![A-Za-z]))"
 )
 _CJK_WORD = r"(?:密码|密碼|口令|密钥|秘钥|暗号)"
 # How Chinese joins the word to its value: 改成了, 设置为, 一直是, 还是, 用的是, ...
 _CJK_BRIDGE = (
-    r"(?:(?:一直|还|仍然|仍|目前|现在|默认|统一|都|也|就|初始|临时|暂时)?"
+    r"(?:(?:我|已经|已|刚刚|刚)?(?:一直|还|仍然|仍|目前|现在|默认|统一|都|也|就|初始|临时|暂时)?"
     r"(?:用的是|设置为|設置為|设置成|设为|设成|改为|改成|更改为|换成|更新为|更新成|重置为|重置成"
     r"|变成|变更为|是|为|為|用)?了?)"
 )
@@ -240,7 +246,7 @@ _EN_BRIDGE = (
     r"(?:[^\n.:;=`'\"]{0,40}?\s(?:is|was|are|be|to|as|becomes|remains)\s+"
     r"(?:still\s+|now\s+|currently\s+|just\s+|simply\s+|temporarily\s+)?"
     r"|(?:\s(?:for|of|on)\s[^\n.:;=`'\"]{1,40}?)?\s*[:：=]\s*"
-    r"|\s*(?:字段|的值)?(?:是|为|為|设置为|设为|改为|改成了?|换成了?)\s*[:：]?\s*"
+    r"|\s*(?:字段|的值)?" + _CJK_BRIDGE + r"\s*[:：]?\s*(?<=[\u4e00-\u9fff：:\s])"
     r"|\s+)"
 )
 
@@ -265,6 +271,115 @@ PROSE_RULES: tuple[SecretRule, ...] = (
         _made,
         ("pass", "pwd", "pw", "密码", "密碼", "口令", "密钥", "秘钥"),
     ),
+    _rule(
+        # login for the staging admin: admin / x, 登录：root / x
+        "password_phrase",
+        re.compile(
+            r"(?i:login|log-in|sign-in|credentials?|creds|登录|登陆|账号)[^\n:：]{0,40}[:：]\s*"
+            r"[^\s/／]{1,64}\s*[/／]\s*(?P<secret>" + _PROSE_VALUE + r")"
+        ),
+        _made,
+        ("login", "log-in", "sign-in", "cred", "登录", "登陆", "账号"),
+    ),
 )
 
-PHRASING_RULES: tuple[SecretRule, ...] = COMMAND_RULES + MARKUP_RULES + PROSE_RULES
+
+def _decodes_to_a_pair(match: re.Match[str]) -> bool:
+    """`Basic <base64>` / a registry's "auth": base64 of "name:password"."""
+    decoded = decode_base64(match["secret"])
+    return decoded is not None and ":" in decoded and made_value(decoded.partition(":")[2])
+
+
+def _decodes_to_a_password(match: re.Match[str]) -> bool:
+    decoded = decode_base64(match["secret"])
+    return decoded is not None and made_value(decoded)
+
+
+def _registry_auth(match: re.Match[str]) -> bool:
+    return _decodes_to_a_pair(match) or _decodes_to_a_password(match)
+
+
+_SESSION_NAME = r"(?i:[\w.-]{0,20}sess(?:ion)?(?:_?id)?|sid|connect\.sid)"
+_BASE32 = r"[A-Za-z2-7]{4}(?: ?[A-Za-z2-7]{4}){3,12}"
+
+
+def _totp_seed(match: re.Match[str]) -> bool:
+    seed = match["secret"].replace(" ", "")
+    return len(seed) >= 16 and any(c in "234567" for c in seed) and any(c.isalpha() for c in seed)
+
+
+def _session_value(match: re.Match[str]) -> bool:
+    value = match["secret"]
+    return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+ENCODED_RULES: tuple[SecretRule, ...] = (
+    _rule(
+        "basic_credentials",
+        re.compile(r"(?<![A-Za-z0-9])(?i:basic)\s+(?P<secret>[A-Za-z0-9+/]{8,}={0,2})"),
+        _decodes_to_a_pair,
+        ("basic",),
+    ),
+    _rule(
+        # a container registry's config.json: "auth": base64 of "name:password"
+        "basic_credentials",
+        re.compile(r"\"auth\"\s*:\s*\"(?P<secret>[A-Za-z0-9+/]{8,}={0,2})\""),
+        _registry_auth,
+        ('"auth"',),
+    ),
+    _rule(
+        # echo <base64> | base64 -d: a password kept encoded
+        "password_flag",
+        re.compile(
+            r"(?<![\w-])(?:echo|printf)\s+(?:-[ne]\s+)*['\"]?(?P<secret>[A-Za-z0-9+/]{8,}={0,2})['\"]?"
+            r"\s*\|\s*base64\s+(?:-d|--decode|-D)"
+        ),
+        _decodes_to_a_password,
+        ("base64",),
+    ),
+    _rule(
+        # a session cookie outside a Cookie header: sessionid=..., my _gitlab_session is ...
+        "session_cookie",
+        re.compile(
+            r"(?<![\w.-])" + _SESSION_NAME + r"(?:\s*=\s*|\s+is\s+|\s*[:：是]\s*)[\"']?"
+            r"(?P<secret>[A-Za-z0-9%._~+/-]{16,512}={0,2})"
+        ),
+        _session_value,
+        ("sess", "sid"),
+    ),
+    _rule(
+        # a one-time-password seed (base32) after the words that name one
+        "totp_seed",
+        re.compile(
+            r"(?i:2fa|mfa|totp|otp|authenticator|setup key|seed|种子|绑定密钥|验证器|两步验证|二次验证)"
+            r"[^\n]{0,40}?(?<![A-Za-z0-9])(?P<secret>" + _BASE32 + r")(?![A-Za-z0-9])"
+        ),
+        _totp_seed,
+        ("2fa", "mfa", "otp", "authenticator", "setup key", "seed", "种子", "密钥", "验证"),
+    ),
+)
+
+# An environment list (Kubernetes, CI): the variable's name on one line, its value on the next.
+_ENV_NAME = r"[\w.-]{0,40}(?i:token|key|secret|password|passwd|pass|pwd|credential)s?[\w.-]{0,20}"
+ENV_LIST_RULES: tuple[SecretRule, ...] = (
+    SecretRule(
+        "secret_assignment",
+        re.compile(
+            r"\bname:[ \t]*[\"']?" + _ENV_NAME + r"[\"']?[ \t]*\n[ \t]*-?[ \t]*value:[ \t]*"
+            r"(?P<secret>\"[^\"\n]{6,200}\"|'[^'\n]{6,200}'|[^\s\"'#]{6,200})"
+        ),
+        lambda match: made_value(match["secret"]) or machine_made_value(match["secret"]),
+        ("value:",),
+    ),
+)
+
+
+def machine_made_value(raw: str) -> bool:
+    value = _unquote(raw)
+    classes = (str.islower, str.isupper, str.isdigit)
+    return len(value) >= 16 and sum(any(test(c) for c in value) for test in classes) >= 2
+
+
+PHRASING_RULES: tuple[SecretRule, ...] = (
+    COMMAND_RULES + MARKUP_RULES + PROSE_RULES + ENCODED_RULES + ENV_LIST_RULES
+)

@@ -316,7 +316,7 @@ BASE_RULES: tuple[SecretRule, ...] = (
         re.compile(
             # DB_PASSWORD, dbPassword, POSTGRES_PASSWORD, pass:, 密码是 / 口令为 / 密碼：.
             r"(?:(?:(?<![A-Za-z0-9])(?i:password|passwd|passphrase|pwd|pass)"
-            r"|(?<=[A-Za-z0-9])(?:Password|Passwd|Pwd|PASSWORD|PASSWD|PWD|PASS))"
+            r"|(?<=[A-Za-z0-9])(?:Password|Passwd|Pwd|PASSWORD|PASSWD|PWD|PASS))(?:_B64|_BASE64)?"
             r"(?P<operator>" + _OPERATOR + r"|\s+(?i:is)\s+)"
             r"|(?<![A-Za-z0-9])--(?i:password|passwd)(?P<flag>\s+)"
             r"|(?:密码|密碼|口令)\s*(?P<cjk_operator>(?:就是|设置为|設置為|设为|改为|改成|更改为|是|为|為)"

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 
-from memories.identifiers import card_number_valid, card_shaped, iban_valid, prc_id_valid
+from memories.identifiers import card_number_valid, card_shaped, iban_spans, prc_id_valid
 from memories.secret_phrasings import PHRASING_RULES
 from memories.secret_rules import (
     BASE_RULES,
@@ -76,11 +76,22 @@ PROVIDER_RULES: tuple[SecretRule, ...] = (
     _token("webhook_secret", "whsec_", _EDGE + r"whsec_(?P<body>[A-Za-z0-9+/=]{24,})", 20),
     _token(
         "webhook_secret",
-        "hooks.slack.com discord webhook.office.com",
+        "hooks.slack.com discord webhook.office.com feishu larksuite dingtalk qyapi",
         r"https?://(?:hooks\.slack\.com/(?:services|workflows|triggers)/|(?:ptb\.|canary\.)?"
-        r"discord(?:app)?\.com/api/webhooks/\d+/|[\w.-]*webhook\.office\.com/webhookb2/)"
+        r"discord(?:app)?\.com/api/webhooks/\d+/|[\w.-]*webhook\.office\.com/webhookb2/"
+        r"|open\.(?:feishu\.cn|larksuite\.com)/open-apis/bot/v2/hook/"
+        r"|oapi\.dingtalk\.com/robot/send\?access_token=|qyapi\.weixin\.qq\.com/cgi-bin/webhook/send\?key=)"
         r"(?P<body>[A-Za-z0-9/_@.-]{16,})",
         12,
+    ),
+    SecretRule(
+        # A Sentry DSN's key: https://<32 hex>@o123.ingest.sentry.io/456
+        "sentry_dsn_key",
+        re.compile(
+            r"https?://(?P<secret>[0-9a-f]{32}(?::[0-9a-f]{32})?)@[\w.-]*sentry[\w.-]*(?::\d+)?/\d+",
+            re.IGNORECASE,
+        ),
+        hints=("sentry",),
     ),
     _token(
         "huggingface_token",
@@ -116,14 +127,20 @@ PROVIDER_RULES: tuple[SecretRule, ...] = (
     _token(
         "provider_token",
         "npm_ pypi-ageichlwas5vcmc dop_v1_ doo_v1_ shpat_ shpss_ shpca_ shppa_ hvs. hvb. gocspx- dapi "
-        "sq0csp- sq0atp- eaac lin_api_ pat atatt3 xkeysib- key-",
+        "sq0csp- sq0atp- eaac lin_api_ pat atatt3 xkeysib- key- dckr_ nfp_ nfc_ nfo_ nfb_ nfu_ ntn_ "
+        "hrku-",
         _EDGE + r"(?:npm_|pypi-AgEIcHlwaS5vcmc|dop_v1_|doo_v1_|shp(?:at|ss|ca|pa)_|hvs\.|hvb\."
         r"|GOCSPX-|dapi|sq0csp-|sq0atp-|EAAC|lin_api_|pat[A-Za-z0-9]{14}\.|ATATT3|xkeysib-"
-        r"|key-(?=[0-9a-f]{32}))(?P<body>[A-Za-z0-9_=-]{24,})",
+        r"|key-(?=[0-9a-f]{32})|dckr_pat_|dckr_oat_|nf[pcobu]_|ntn_|HRKU-)(?P<body>[A-Za-z0-9_=-]{24,})",
         20,
     ),
     _token(
         "telegram_bot_token", ":aa", r"(?<![0-9])[0-9]{8,10}:(?P<body>AA[A-Za-z0-9_-]{33})" + _END
+    ),
+    SecretRule(
+        "azure_client_secret",  # Microsoft Entra: three characters, a digit, "Q~", the rest
+        re.compile(_EDGE + r"[A-Za-z0-9_.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}" + _END),
+        hints=("q~",),
     ),
     SecretRule(
         "discord_bot_token",
@@ -280,22 +297,15 @@ def _number_spans(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int
 
 
 def _cards(text: str) -> Iterator[tuple[int, int]]:
-    return iter(_number_spans(text)[0])
+    # digits glued to Latin letters are a code (a parcel's SF4543268477945), not a card
+    for start, end in _number_spans(text)[0]:
+        before, after = text[start - 1 : start], text[end : end + 1]
+        if not (before.isascii() and before.isalpha() or after.isascii() and after.isalpha()):
+            yield start, end
 
 
 def _prc_ids(text: str) -> Iterator[tuple[int, int]]:
     return iter(_number_spans(text)[1])
-
-
-_IBAN = re.compile(
-    r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])"
-)
-
-
-def _ibans(text: str) -> Iterator[tuple[int, int]]:
-    for match in _IBAN.finditer(text):
-        if iban_valid(match[0]):
-            yield match.span()
 
 
 # --- an unlabelled machine-made token next to a credential word ---------------------------
@@ -380,7 +390,7 @@ _HINTED_BASE = tuple(replace(rule, hints=_BASE_HINTS.get(rule.name, ())) for rul
 NUMBER_RULES = (
     FinderRule("prc_id_number", _prc_ids),
     FinderRule("card_number", _cards),
-    FinderRule("iban", _ibans),
+    FinderRule("iban", iban_spans),
 )
 SECRET_RULES: tuple[SecretRule | FinderRule, ...] = (
     _HINTED_BASE[:10] + PROVIDER_RULES + _HINTED_BASE[10:] + PHRASING_RULES

@@ -141,6 +141,18 @@ class DecodeBudget:
         return True
 
 
+# A token split into groups to get past scanners: "nfp_YfWH Qw7NpKtx pxYfDB2W BoWq0Kvd". A
+# group looks made when a digit meets a letter or a capital follows a small letter.
+_MIXED_PAIR = r"(?:[0-9][A-Za-z]|[A-Za-z][0-9]|[a-z][A-Z])"
+_MIXED = re.compile(_MIXED_PAIR)
+_SPACED_PAIR = re.compile(
+    _MIXED_PAIR + r"[A-Za-z0-9_.-]{0,7} {1,2}[A-Za-z0-9_.-]{0,7}" + _MIXED_PAIR
+)
+_SPACED_RUN = re.compile(
+    r"(?<![^\s:：(（])[A-Za-z0-9_.-]{1,8}(?: {1,2}[A-Za-z0-9_.-]{1,8}){3,15}(?![^\s,，。)）])"
+)
+
+
 def _printable(text: str) -> bool:
     shown = sum(char.isprintable() or char in "\n\r\t" for char in text)
     return bool(text) and shown >= 0.95 * len(text)
@@ -185,6 +197,16 @@ def encoded_segments(text: str, budget: DecodeBudget) -> Iterator[tuple[int, int
                 decoded = html.unescape(match[0])
                 if decoded != match[0]:
                     yield match.start(), match.end(), decoded
+    lines: set[tuple[int, int]] = set()
+    for hit in _SPACED_PAIR.finditer(text):  # two made-looking groups side by side
+        line_end = text.find("\n", hit.end())
+        lines.add((text.rfind("\n", 0, hit.start()) + 1, len(text) if line_end == -1 else line_end))
+    for line_start, line_end in sorted(lines):
+        for match in _SPACED_RUN.finditer(text, line_start, line_end):
+            chunks = match[0].split()
+            mixed = sum(_MIXED.search(chunk) is not None for chunk in chunks)
+            if mixed * 2 >= len(chunks) and budget.take(match[0]):
+                yield match.start(), match.end(), "".join(chunks)
     for match in _BASE64_SEGMENT.finditer(text):
         segment = match[0]
         if budget.take(segment) and (decoded := decode_base64(segment)) is not None:

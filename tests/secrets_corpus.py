@@ -131,6 +131,17 @@ CAUGHT = [
         + fake("", 38, ALNUM + "_-")
         + "')",
     ),
+    (
+        "sentry_dsn_key",
+        "SENTRY_DSN=https://" + fake("", 32, "0123456789abcdef") + "@o1.ingest.sentry.io/42",
+    ),
+    ("azure_client_secret", "client secret " + fake("", 3) + "8Q~" + fake("", 34, ALNUM + "_~.-")),
+    ("basic_credentials", "抓到的认证头 Basic " + base64.b64encode(b"deploy:Asd@545283").decode()),
+    (
+        "session_cookie",
+        "把 sessionid=" + fake("", 32, "abcdefghijklmnopqrstuvwxyz0123456789") + " 贴到浏览器",
+    ),
+    ("totp_seed", "2FA setup key: " + fake("", 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")),
     ("iban", "wire the deposit to DE89 3704 0044 0532 0130 00 by Friday"),
     ("password_flag", "mysql -u app -pQ7v!x2Lr9k -h db.internal shop"),
     ("password_flag", "echo 'Zk2#pQ9vW' | sudo -S systemctl restart nginx"),

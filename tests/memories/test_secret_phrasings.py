@@ -41,6 +41,18 @@ CAUGHT_PHRASINGS = [
     ("<td>db password</td><td>Junipe&#35;r356&#64;0&#37;</td>", "Junipe&#35;r356&#64;0&#37;"),
     ("IBAN: GB82 WEST 1234 5698 7654 32, 户名 Example GmbH", "GB82 WEST 1234 5698 7654 32"),
     ("收款账户 IBAN FR1420041010050500013M02606", "FR1420041010050500013M02606"),
+    ("dsn: https://618b30ef74d291235d4785e6914365bc@o57009.ingest.us.sentry.io/17", None),
+    (
+        "url: https://open.feishu.cn/open-apis/bot/v2/hook/a5f6a020-3ad1-f86b-d23f-c08f7e537f59",
+        None,
+    ),
+    ('- name: VERCEL_TOKEN\n  value: "Zm0ybR5V53hkBRk0YMthfkie"', "Zm0ybR5V53hkBRk0YMthfkie"),
+    ("key, spaced so the bot won't eat it: nfp_YfWH Qw7NpKtx pxYfDB2W BoWq0Kvd tiTVXO7H", None),
+    ('"auths": {"registry.internal": {"auth": "VDFnM3IjMjk="}}', "VDFnM3IjMjk="),
+    ("my _gitlab_session is d89c38e289c2271eb37eee39df94ce49 if you need it", None),
+    ("MFA seed for the shared root account: EZWO 5222 EF7I QDSC 66V4 YTYJ QD7W CEPU", None),
+    ("echo S2VzdHJlbDIwMjI/ | base64 -d  # the admin password", "S2VzdHJlbDIwMjI/"),
+    ("DB_PASSWORD_B64=UGFuZGEyMDIzJA==", "UGFuZGEyMDIzJA=="),
 ]
 
 
@@ -62,6 +74,11 @@ def test_a_discord_bot_token_is_known_by_the_bot_id_it_encodes():
 
 
 PASSING = [
+    "session_timeout=3600; the sessionid cookie is HttpOnly and SameSite=Lax.",
+    "TOTP codes are 6 digits; the 2FA setup key is shown once as a QR code.",
+    "- name: LOG_LEVEL\n  value: debug\n- name: API_KEY_HEADER\n  value: X-Api-Key",
+    "read it out over the phone and then type it in the box on the left",
+    "The Quick Brown Fox Jumps Over The Lazy Dog, v2 Release Notes",
     "mysql -u root -p -h db.internal shop asks for the password.",
     "docker run -p 8080:80 nginx; redis-cli -p 6379 ping",
     "net user backup /add",
