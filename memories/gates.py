@@ -87,10 +87,14 @@ def _ranked_findings(text: str, depth: int, budget: DecodeBudget) -> list[tuple]
     normalised = normalise(text)
     ranked = []
     lowered = normalised.text.lower()
+    present: dict[str, bool] = {}  # many rules share a hint: each is looked for once
     for rank, rule in enumerate(SECRET_RULES):
-        if rule.hints and not any(hint in lowered for hint in rule.hints):
+        if rule.hints and not any(
+            present.setdefault(hint, hint in lowered) if hint not in present else present[hint]
+            for hint in rule.hints
+        ):
             continue  # the rule cannot match: none of the strings its matches contain
-        for hit in rule.findings(normalised.text):
+        for hit in rule.findings(normalised.text, lowered):
             start, end = normalised.span(hit.start, hit.end)
             ranked.append((SecretFinding(hit.rule, start, end), rank))
     if depth < MAX_DEPTH:

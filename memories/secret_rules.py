@@ -36,17 +36,20 @@ class SecretRule:
     # Every match lies on one line that holds a hint: only those lines are searched.
     line_scoped: bool = False
 
-    def findings(self, text: str) -> Iterator[SecretFinding]:
+    def findings(self, text: str, lowered: str | None = None) -> Iterator[SecretFinding]:
+        """`lowered` is text.lower(), when the caller has it already."""
         has_secret_group = "secret" in self.pattern.groupindex
-        for start, end in self._regions(text):
+        for start, end in self._regions(text, lowered):
             for match in self.pattern.finditer(text, start, end):
                 if self.validate is None or self.validate(match):
                     found = match.span("secret") if has_secret_group else match.span()
                     yield SecretFinding(self.name, *found)
 
-    def _regions(self, text: str) -> list[tuple[int, int]]:
-        lowered = text.lower()
-        if not (self.line_scoped and self.hints) or len(lowered) != len(text):
+    def _regions(self, text: str, lowered: str | None) -> list[tuple[int, int]]:
+        if not (self.line_scoped and self.hints):
+            return [(0, len(text))]
+        lowered = text.lower() if lowered is None else lowered
+        if len(lowered) != len(text):
             return [(0, len(text))]
         lines = set()
         for hint in self.hints:

@@ -36,7 +36,7 @@ class FinderRule:
     find: Callable[[str], Iterator[tuple[int, int]]]
     hints: tuple[str, ...] = ()
 
-    def findings(self, text: str) -> Iterator[SecretFinding]:
+    def findings(self, text: str, lowered: str | None = None) -> Iterator[SecretFinding]:
         for start, end in self.find(text):
             yield SecretFinding(self.name, start, end)
 
