@@ -79,6 +79,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "dashboard.middleware.HtmxSignInMiddleware",
     # Last: its process_exception sees a view's database outage first (foundation/middleware.py).
     "foundation.middleware.DatabaseUnavailableMiddleware",
 ]
