@@ -23,3 +23,35 @@ document.addEventListener("change", (event) => {
     box.checked = scopes.includes(box.value);
   }
 });
+
+// An in-place action replaces the markup that held the focus: focus moves to what took its
+// place (the field or the confirmation it asks for, else the card itself), never to <body>,
+// so a keyboard or screen-reader user keeps their place on the page.
+let lostFocus = null;
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const target = event.detail.target;
+  if (!target || !target.parentElement || !target.contains(document.activeElement)) {
+    lostFocus = null;
+    return;
+  }
+  const parent = target.parentElement;
+  lostFocus = { parent, index: Array.from(parent.children).indexOf(target), id: target.id };
+});
+document.addEventListener("htmx:afterSettle", () => {
+  if (!lostFocus) return;
+  const { parent, index, id } = lostFocus;
+  lostFocus = null;
+  const active = document.activeElement;
+  if (active && active !== document.body && document.contains(active)) return;
+  const place =
+    (id && document.getElementById(id)) ||
+    (parent.isConnected && parent.children[Math.min(index, parent.children.length - 1)]) ||
+    document.getElementById("main");
+  if (!place) return;
+  const field = place.querySelector("[autofocus], textarea, .confirm-delete button");
+  const goal = field || place;
+  if (!goal.matches("a[href], button, input, select, textarea, [tabindex]")) {
+    goal.setAttribute("tabindex", "-1");
+  }
+  goal.focus();
+});

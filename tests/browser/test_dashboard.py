@@ -74,6 +74,9 @@ def test_confirm_lock_correct_archive_restore_and_delete(page, store, shoot):
     inferred.get_by_role("button", name="Confirm").click()
     page.wait_for_function("document.querySelector('#count-review').textContent === '1'")
     assert "confirmed" in card(page, store["inferred"]).locator(".badge.trust").inner_text()
+    # the focus stays on the card that was acted on, not on <body>
+    focused = f"document.activeElement.closest('#m-{store['inferred'].pk}') !== null"
+    page.wait_for_function(focused)
     assert Memory.objects.get(pk=store["inferred"].pk).trust == "confirmed"
 
     page.goto("/")
@@ -84,6 +87,7 @@ def test_confirm_lock_correct_archive_restore_and_delete(page, store, shoot):
 
     card(page, store["editor"]).get_by_role("link", name="Correct").click()
     box = card(page, store["editor"]).get_by_label("Corrected text")
+    page.wait_for_function("document.activeElement.tagName === 'TEXTAREA'")  # ready to type
     box.fill("")
     card(page, store["editor"]).get_by_role("button", name="Save as new version").click()
     error = card(page, store["editor"]).locator(".error.field")
@@ -111,6 +115,7 @@ def test_confirm_lock_correct_archive_restore_and_delete(page, store, shoot):
 
     card(page, corrected).get_by_role("link", name="Delete").click()
     card(page, corrected).get_by_role("button", name="Yes, delete permanently").wait_for()
+    page.wait_for_function("document.activeElement.textContent.includes('Yes, delete')")
     shoot(page, "22-delete-confirmation")
     card(page, corrected).get_by_role("button", name="Yes, delete permanently").click()
     page.get_by_text("Deleted. The content is gone from the history too.").wait_for()
