@@ -53,6 +53,12 @@ CAUGHT_PHRASINGS = [
     ("MFA seed for the shared root account: EZWO 5222 EF7I QDSC 66V4 YTYJ QD7W CEPU", None),
     ("echo S2VzdHJlbDIwMjI/ | base64 -d  # the admin password", "S2VzdHJlbDIwMjI/"),
     ("DB_PASSWORD_B64=UGFuZGEyMDIzJA==", "UGFuZGEyMDIzJA=="),
+    (
+        "can you retry with sWuj41P2480r5MfkXDoeRh4fPa-EeB4is_36PAlt? that's the fresh CDN key",
+        "sWuj41P2480r5MfkXDoeRh4fPa-EeB4is_36PAlt",
+    ),
+    ("这串 g3ZiUR8ZBurdQHsvdpLuPiLb 就是部署平台的 API 密钥，别外传", "g3ZiUR8ZBurdQHsvdpLuPiLb"),
+    ("notes from the call: Okta account -> key 00ntHOvxXubXeXraV0dj0Jfk18rdjT5Bf", None),
 ]
 
 
@@ -74,6 +80,8 @@ def test_a_discord_bot_token_is_known_by_the_bot_id_it_encodes():
 
 
 PASSING = [
+    "identifier Iv1.1ab091ed62a0a587 (not a secret)",
+    "fixed in 3f9a2c1e8b7d6f5a4c3b2a1908f7e6d5c4b3a291, the key change of the release",
     "session_timeout=3600; the sessionid cookie is HttpOnly and SameSite=Lax.",
     "TOTP codes are 6 digits; the 2FA setup key is shown once as a QR code.",
     "- name: LOG_LEVEL\n  value: debug\n- name: API_KEY_HEADER\n  value: X-Api-Key",
