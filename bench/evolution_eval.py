@@ -1,6 +1,6 @@
 """Does a write see what it duplicates, refines, supersedes or contradicts?
 
-    .venv/bin/python bench/evolution_eval.py [--set tuned|heldout|both] [--misses]
+    .venv/bin/python bench/evolution_eval.py [--set tuned|heldout|heldout2|all] [--misses]
                                              [--json PATH] [--no-embed]
 
 Runs the scenarios of tests/fixtures/evolution/ (README.md there) against a fresh SQLite
@@ -45,7 +45,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "evolution"
-SETS = ("tuned", "heldout")
+SETS = ("tuned", "heldout", "heldout2")
 RELATIONS = ("duplicate", "refines", "supersedes", "contradicts", "related")
 CLASSES = (*RELATIONS, "none")
 ACTIONS = ("returned", "linked", "superseded", "proposed", "disputed", "noted")
@@ -427,12 +427,12 @@ def print_summary(name: str, summary: dict, misses: bool) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=(*SETS, "both"), default="both")
+    parser.add_argument("--set", choices=(*SETS, "all"), default="all")
     parser.add_argument("--misses", action="store_true", help="list every wrong pair")
     parser.add_argument("--json", metavar="PATH", help="write the figures and every pair as JSON")
     parser.add_argument("--no-embed", action="store_true", help="do not embed existing memories")
     args = parser.parse_args()
-    names = SETS if args.set == "both" else (args.set,)
+    names = SETS if args.set == "all" else (args.set,)
 
     made_data_dir = None
     if "CONTINUITY_DATA_DIR" not in os.environ:

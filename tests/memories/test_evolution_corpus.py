@@ -1,7 +1,7 @@
 """The evolution corpus holds what its README promises, and every scenario is a valid write.
 
 The structure tests read tests/fixtures/evolution/*.jsonl only. The last test writes every
-scenario of both sets through the memory services, as bench/evolution_eval.py does, on
+scenario of every set through the memory services, as bench/evolution_eval.py does, on
 whichever database the suite runs on. How well a write's relations are judged is the
 benchmark's business and is never asserted here.
 """
@@ -32,7 +32,13 @@ def _load_eval():
 evaluation = _load_eval()
 TUNED = evaluation.read_set("tuned")
 HELDOUT = evaluation.read_set("heldout")
-SETS = pytest.mark.parametrize("scenarios", [TUNED, HELDOUT], ids=["tuned", "heldout"])
+HELDOUT2 = evaluation.read_set("heldout2")
+ALL = TUNED + HELDOUT + HELDOUT2
+SETS = pytest.mark.parametrize(
+    "scenarios", [TUNED, HELDOUT, HELDOUT2], ids=["tuned", "heldout", "heldout2"]
+)
+# Each set's scenario ids start with its own prefix (h001, h2-001), so no set repeats an id.
+PREFIXES = ((TUNED, "t"), (HELDOUT, "h"), (HELDOUT2, "h2-"))
 SCENARIO_FIELDS = {"id", "lang", "existing", "write", "gold", "note"}
 MEMORY_FIELDS = {
     "ref", "content", "kind", "author", "trust", "scope_type", "scope_key", "visibility",
@@ -78,7 +84,7 @@ def _check_scope(item: dict, where: str) -> None:
 
 @SETS
 def test_scenarios_are_well_formed(scenarios):
-    prefix = "t" if scenarios is TUNED else "h"
+    prefix = next(prefix for named, prefix in PREFIXES if named is scenarios)
     ids = [scenario["id"] for scenario in scenarios]
     assert len(set(ids)) == len(ids)
     for scenario in scenarios:
@@ -191,16 +197,24 @@ def test_each_set_has_the_hard_cases(scenarios):
     assert len(cross_duplicates) >= 6, "translations"
 
 
-def test_the_heldout_set_shares_no_project_agent_or_statement_with_the_tuned_set():
-    assert len(HELDOUT) >= 80
-    assert not _projects(TUNED) & _projects(HELDOUT)
-    assert not _agents(TUNED) & _agents(HELDOUT)
+@pytest.mark.parametrize(
+    ("later", "earlier", "size"),
+    [(HELDOUT, [TUNED], 80), (HELDOUT2, [TUNED, HELDOUT], 130)],
+    ids=["heldout", "heldout2"],
+)
+def test_a_heldout_set_shares_no_project_agent_or_statement_with_the_sets_before_it(
+    later, earlier, size
+):
+    assert len(later) >= size
+    before = [scenario for scenarios in earlier for scenario in scenarios]
+    assert not _projects(before) & _projects(later)
+    assert not _agents(before) & _agents(later)
     statements = {
         text.normalize(item["content"])
-        for scenario in TUNED
+        for scenario in before
         for item in (*scenario["existing"], scenario["write"])
     }
-    for scenario in HELDOUT:
+    for scenario in later:
         for item in (*scenario["existing"], scenario["write"]):
             assert text.normalize(item["content"]) not in statements, scenario["id"]
 
@@ -212,7 +226,7 @@ def test_no_agent_text_reads_as_instructions_to_agents():
     quarantined text."""
     texts = {
         piece
-        for scenario in TUNED + HELDOUT
+        for scenario in ALL
         for item in (*scenario["existing"], scenario["write"])
         if item["author"] != "owner"
         for piece in (item["content"], item["key"], *item["tags"])
@@ -227,7 +241,7 @@ def test_every_scenario_is_written_through_the_memory_services(settings):
     no refusal (bad input, a secret, a forbidden scope or trust), no quarantine. The model
     is off here: embedding and classifying every text would take most of a minute."""
     settings.CONTINUITY_EMBEDDER = "none"
-    for number, scenario in enumerate(TUNED + HELDOUT):
+    for number, scenario in enumerate(ALL):
         outcome = evaluation.run_scenario(scenario, number, embed=False)
         where = scenario["id"]
         assert not outcome.error, f"{where}: {outcome.error}"
