@@ -133,12 +133,23 @@ def item_labels(actor: Actor, kind: str, ids: list[str]) -> dict[str, str]:
     """A short excerpt naming each of the owner's items among `ids` (a deleted memory
     keeps its excerpt in the answer; an id not of the owner's gets none)."""
     if kind == PROPOSAL:
-        wanted = [int(pk) for pk in ids if pk.isdecimal()]
-        rows = ReviewProposal.objects.filter(owner=actor.user, pk__in=wanted)
-        return {str(row.pk): f"#{row.pk} · {row.get_kind_display()}" for row in rows}
+        return _proposal_labels(actor, ids)
     wanted = [pk for pk in ids if _is_uuid(pk)]
     rows = Memory.objects.filter(owner=actor.user, pk__in=wanted).values_list("pk", "content")
     return {str(pk): _excerpt(content) for pk, content in rows}
+
+
+def _proposal_labels(actor: Actor, ids: list[str]) -> dict[str, str]:
+    """A proposal is named by the memories it is about (their first, in two queries)."""
+    wanted = [int(pk) for pk in ids if pk.isdecimal() and len(pk) < 19]
+    about = dict(
+        ReviewProposal.objects.filter(owner=actor.user, pk__in=wanted).values_list(
+            "pk", "memory_ids"
+        )
+    )
+    first = {pk: memory_ids[0] for pk, memory_ids in about.items() if memory_ids}
+    texts = item_labels(actor, MEMORY, [str(pk) for pk in first.values()])
+    return {str(pk): texts.get(str(first.get(pk)), f"#{pk}") for pk in about}
 
 
 def _excerpt(content: str) -> str:

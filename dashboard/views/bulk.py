@@ -119,7 +119,12 @@ def _confirm_delete(request: HttpRequest, selection: Selection) -> HttpResponse:
 def _done(request: HttpRequest, selection: Selection, result: BulkResult) -> HttpResponse:
     summary = _summary(selection, result)
     if request.htmx:
-        context = {"summary": summary, "rows": _rows(selection, result), "tab": ""}
+        context = {
+            "summary": summary,
+            "rows": _rows(selection, result),
+            "result": result,
+            "tab": "",
+        }
         response = answer(request, "dashboard/bulk.html", context, fragment="result",
                           counts_changed=bool(result.done))  # fmt: skip
         return trigger_client_event(response, f"bulk-done-{selection.name}")

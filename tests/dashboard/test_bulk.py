@@ -37,9 +37,7 @@ def inferred(agent_actor):
     return [remember(agent_actor, text, kind="fact", trust="inferred") for text in texts]
 
 
-def test_confirming_several_over_htmx_reports_each_and_asks_the_list_to_rerender(
-    browser, inferred
-):
+def test_confirming_several_over_htmx_reports_each_and_asks_the_list_to_rerender(browser, inferred):
     response = bulk(browser, "review-inferred", "confirm", [m.pk for m in inferred], htmx=True)
     html = response.content.decode()
     assert response.status_code == 200 and "<html" not in html
@@ -165,7 +163,12 @@ def test_all_on_the_page_acts_on_the_ids_the_cards_carry(browser, inferred):
 
 def test_all_matching_runs_over_the_filter_on_the_server(browser, inferred, world):
     response = bulk(
-        browser, "search", "archive", scope="matching", htmx=True, filter="q=api+service&trust=inferred"
+        browser,
+        "search",
+        "archive",
+        scope="matching",
+        htmx=True,
+        filter="q=api+service&trust=inferred",
     )
     html = response.content.decode()
     assert "Archived: 4 done, 0 refused, 0 not found." in html
@@ -227,3 +230,13 @@ def test_every_memory_list_offers_bulk_review(browser, world):
         html = browser.get(path).content.decode()
         assert f'id="bulk-{name}"' in html, path
         assert f'id="bulk-status-{name}"' in html, path
+
+
+def test_the_bulk_bar_and_its_outcome_speak_chinese(browser, inferred):
+    browser.post("/i18n/setlang/", {"language": "zh-hans", "next": "/review/"})
+    page = browser.get("/review/").content.decode()
+    assert "批量操作" in page and "应用于所选" in page
+    response = bulk(browser, "review-inferred", "confirm", [inferred[0].pk], htmx=True)
+    assert "已确认：1 项完成，0 项被拒绝，0 项未找到。" in response.content.decode()
+    empty = bulk(browser, "review-inferred", "confirm", [], htmx=True)
+    assert "请先选择至少一项。" in empty.content.decode()

@@ -80,6 +80,7 @@ def test_dismissing_proposals_in_bulk_reports_each_and_lowers_the_badge(browser,
     html = response.content.decode()
     assert response.status_code == 200
     assert "Dismissed: 4 done, 0 refused, 2 not found." in html
+    assert "Imported observation number" in html  # each named by its memory, not its id
     assert counts_after(browser, response)["review"] == COUNT - 4
     statuses = ReviewProposal.objects.filter(pk__in=ids[:4]).values_list("status", flat=True)
     assert set(statuses) == {"dismissed"}
