@@ -72,7 +72,8 @@ def _selection(request: HttpRequest) -> Selection:
     else:
         selection.ids = post.getlist("page_ids" if selection.scope == "page" else "ids")
     if not selection.ids:
-        raise validation_error(_("Select at least one item first."), field="ids")
+        empty = _("Nothing matches this list's filters now.") if scope == "matching" else None
+        raise validation_error(empty or _("Select at least one item first."), field="ids")
     if len(selection.ids) <= MAX_BULK_ITEMS:
         selection.labels = item_labels(actor, found.kind, selection.ids)
     return selection

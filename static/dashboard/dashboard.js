@@ -58,13 +58,13 @@ document.addEventListener("htmx:afterSettle", () => {
   goal.focus();
 });
 
-// Bulk review: a card's checkbox belongs to its list's bulk form (form="bulk-…"). Shift-click
+// Bulk review: a card's checkbox belongs to its list's bulk form by id (`form=`). Shift-click
 // ticks the range since the last box clicked in that form; "Select all on this page" ticks
-// every box of the form (cards loaded with "Load more" included). Without JavaScript the
-// bar's "Apply to this page" does the same on the server.
+// every box of the form (cards loaded with "Load more" included), or clears them all when
+// all are ticked. Without JavaScript the bar's "Apply to this page" acts on the same cards.
 let lastPicked = null;
 document.addEventListener("click", (event) => {
-  const box = event.target.closest("input[type=checkbox][name=ids][form^='bulk-']");
+  const box = event.target.closest("input[type=checkbox][name=ids][form]");
   if (!box) return;
   const boxes = Array.from(document.querySelectorAll(`input[name=ids][form="${box.getAttribute("form")}"]`));
   if (event.shiftKey && lastPicked && lastPicked !== box && boxes.includes(lastPicked)) {

@@ -145,6 +145,14 @@ def test_an_empty_selection_says_so_once(browser, inferred):
     assert Memory.objects.filter(trust="inferred").count() == 3
 
 
+def test_all_matching_when_nothing_matches_says_so(browser, inferred):
+    response = bulk(
+        browser, "search", "archive", scope="matching", htmx=True, filter="q=no+such+words"
+    )
+    assert response.status_code == 400
+    assert "Nothing matches this list&#x27;s filters now." in response.content.decode()
+
+
 def test_more_ids_than_the_cap_are_refused_whole(browser, inferred):
     ids = [m.pk for m in inferred] + [uuid.uuid4() for _ in range(MAX_BULK_ITEMS)]
     response = bulk(browser, "review-inferred", "confirm", ids, htmx=True)
