@@ -92,3 +92,14 @@ document.addEventListener("htmx:afterSettle", (event) => {
   const confirm = target.querySelector(".confirm-delete button");
   if (confirm) confirm.focus();
 });
+// A bulk form sends either the ticked ids or the page's ids, not both: half the fields, so
+// a long page stays under the server's limit on fields and reaches its own clear cap.
+document.addEventListener("htmx:configRequest", (event) => {
+  const form = event.detail.elt;
+  if (!form || !form.matches || !form.matches("form.bulk")) return;
+  const params = event.detail.parameters;
+  const scope = typeof params.get === "function" ? params.get("scope") : params.scope;
+  const unused = scope === "page" ? "ids" : "page_ids";
+  if (typeof params.delete === "function") params.delete(unused);
+  else delete params[unused];
+});
