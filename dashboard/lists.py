@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from uuid import UUID
 
 from django.db.models import QuerySet
@@ -178,19 +179,24 @@ ACTION_LABELS = {
 NOT_FILTERS = ("cursor", "fragment", "section")
 
 
-@dataclass(frozen=True)
+@dataclass
 class BulkBar:
     """What a list's bulk form needs: its name, the actions it offers, how many items
-    its filters match, and those filters (as a query string the form sends back)."""
+    its filters match (counted only when the bar is rendered: a next page's cards need
+    only the form's id), and those filters (as a query string the form sends back)."""
 
     name: str
     actions: list[tuple[str, str]]
-    total: int
+    count: Callable[[], int]
     filter: str
 
     @property
     def form_id(self) -> str:
         return f"bulk-{self.name}"
+
+    @cached_property
+    def total(self) -> int:
+        return self.count()
 
 
 def bulk_bar(actor: Actor, name: str, params: QueryDict, *, total: int | None = None) -> BulkBar:
@@ -203,6 +209,6 @@ def bulk_bar(actor: Actor, name: str, params: QueryDict, *, total: int | None = 
     return BulkBar(
         name,
         [(action, ACTION_LABELS[action]) for action in found.actions],
-        list_total(actor, name, kept) if total is None else total,
+        (lambda: list_total(actor, name, kept)) if total is None else (lambda: total),
         kept.urlencode(),
     )

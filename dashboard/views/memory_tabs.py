@@ -84,9 +84,11 @@ def projects(request: HttpRequest) -> HttpResponse:
     found = projects_tab(
         request.user, project=request.GET.get("project", ""), cursor=request.GET.get("cursor")
     )
+    shown = request.GET.copy()
+    shown["project"] = found.selected  # the busiest when none was asked for
     context = {
         "sections": found.sections, "selected": found.selected, "page": found.page,
-        "bar": bulk_bar(owner_actor(request), "projects", request.GET),
+        "bar": bulk_bar(owner_actor(request), "projects", shown),
     }  # fmt: skip
     return _tab(request, "dashboard/projects.html", "projects", context)
 

@@ -248,3 +248,15 @@ def test_the_bulk_bar_and_its_outcome_speak_chinese(browser, inferred):
     assert "已确认：1 项完成，0 项被拒绝，0 项未找到。" in response.content.decode()
     empty = bulk(browser, "review-inferred", "confirm", [], htmx=True)
     assert "请先选择至少一项。" in empty.content.decode()
+
+
+def test_all_matching_on_projects_runs_over_the_project_shown(browser, world, agent_actor):
+    other = remember(agent_actor, "The web app is built with Vite.", kind="fact",
+                     scope_type="project", scope_key="github:ada/web")  # fmt: skip
+    page = browser.get("/projects/").content.decode()  # the busiest: github:ada/api
+    assert 'name="filter" value="project=github%3Aada%2Fapi"' in page
+    response = bulk(browser, "projects", "archive", scope="matching", htmx=True,
+                    filter="project=github%3Aada%2Fapi")  # fmt: skip
+    assert "Archived: 1 done" in response.content.decode()
+    assert Memory.objects.get(pk=world.inferred.pk).status == "archived"
+    assert Memory.objects.get(pk=other.pk).status == "active"
