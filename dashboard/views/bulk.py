@@ -105,14 +105,12 @@ def _refused(request: HttpRequest, error: ServiceError) -> HttpResponse:
 
 
 def _confirm_delete(request: HttpRequest, selection: Selection) -> HttpResponse:
-    """The explicit step before a bulk hard delete: the same form again, with confirm=yes."""
-    post = request.POST
+    """The explicit step before a bulk hard delete. It carries the ids it names, so what
+    the owner confirms is exactly what goes (not whatever matches a moment later)."""
     context = {
         "selection": selection, "confirm": True, "tab": "", "next": safe_next(request),
-        "fields": [(key, value) for key in ("list", "action", "scope", "filter")
-                   if (value := post.get(key)) is not None],
-        "repeated": [("ids", v) for v in post.getlist("ids")]
-        + [("page_ids", v) for v in post.getlist("page_ids")],
+        "fields": [("list", selection.name), ("action", selection.action), ("scope", "selected")],
+        "repeated": [("ids", pk) for pk in selection.ids],
     }  # fmt: skip
     return answer(request, "dashboard/bulk.html", context, fragment="confirm")
 

@@ -44,6 +44,9 @@ def test_confirming_several_over_htmx_reports_each_and_asks_the_list_to_rerender
     assert "Confirmed: 3 done, 0 refused, 0 not found." in html
     assert "bulk-done-review-inferred" in triggers(response)
     assert counts_after(browser, response)["review"] == 0
+    rerendered = browser.hx_get("/review/").content.decode()  # what the list fetches
+    assert 'id="bulk-list-review-inferred"' in rerendered
+    assert "Nothing awaits confirmation." in rerendered
     assert {m.trust for m in Memory.objects.filter(pk__in=[m.pk for m in inferred])} == {
         "confirmed"
     }
@@ -91,6 +94,19 @@ def test_a_bulk_delete_asks_first_and_deletes_only_when_confirmed(browser, infer
     assert "Deleted: 2 done" in done.content.decode()
     assert not Memory.objects.filter(pk__in=ids).exists()
     assert Memory.objects.filter(pk=inferred[2].pk).exists()
+
+
+def test_confirming_a_delete_of_all_matching_deletes_what_it_named(browser, inferred, agent_actor):
+    asked = bulk(browser, "review-inferred", "delete", scope="matching", htmx=True, filter="")
+    html = asked.content.decode()
+    assert "Delete 3 items" in html and html.count('name="ids"') == 3
+    assert 'name="scope" value="selected"' in html
+    later = remember(agent_actor, "The api service caches with Varnish.", kind="fact",
+                     trust="inferred")  # fmt: skip
+    ids = [part.split('"')[0] for part in html.split('name="ids" value="')[1:]]
+    done = bulk(browser, "review-inferred", "delete", ids, htmx=True, confirm="yes")
+    assert "Deleted: 3 done" in done.content.decode()
+    assert Memory.objects.filter(pk=later.pk).exists()  # written after the question
 
 
 def test_a_bulk_delete_without_javascript_asks_on_a_page_of_its_own(browser, inferred):
