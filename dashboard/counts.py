@@ -9,24 +9,27 @@ from django.utils.functional import SimpleLazyObject
 from accounts.selectors import usable_tokens
 from capture.selectors import pending_count
 from dashboard.cache import per_generation
-from dashboard.review import review_count
+from dashboard.review import open_proposals_count, review_memory_count
 from handoff.selectors import handoffs_for_owner
 from memories.selectors import archive_memories, core_memories, project_memories
 
 
 def tab_counts(user) -> dict[str, int]:
     """The numbers on the tabs (`GET /counts/` sends them again after `counts-changed`)."""
+    counts = per_generation(
+        user,
+        "memory-counts",
+        lambda: {
+            "core": core_memories(user).count(),
+            "projects": sum(part.count() for part in project_memories(user)),
+            "review": review_memory_count(user),
+            "archive": sum(part.count() for part in archive_memories(user)),
+        },
+    )
     return {
-        **per_generation(
-            user,
-            "memory-counts",
-            lambda: {
-                "core": core_memories(user).count(),
-                "projects": sum(part.count() for part in project_memories(user)),
-                "review": review_count(user),
-                "archive": sum(part.count() for part in archive_memories(user)),
-            },
-        ),  # fmt: skip
+        **counts,
+        # Review also counts open proposals, which change without a memory event.
+        "review": counts["review"] + open_proposals_count(user),
         "tokens": usable_tokens(user).count(),
         "handoffs": handoffs_for_owner(owner=user, state="active").count(),
         "inbox": pending_count(user),

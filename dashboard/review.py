@@ -74,12 +74,26 @@ class ReviewQueue:
     proposals: Page
     inferred: Page
     pairs: list[tuple[Memory, Memory | None]] = field(default_factory=list)
+    totals: dict[str, int] = field(default_factory=dict)
 
 
 def pending_conflicts(user) -> QuerySet[ReviewProposal]:
     return ReviewProposal.objects.filter(
         owner=user, status=ProposalStatus.PENDING, kind=ProposalKind.CONFLICT
     )
+
+
+def pending_compaction(user) -> QuerySet[ReviewProposal]:
+    """Compaction's open proposals (near-duplicates and stale memories)."""
+    return ReviewProposal.objects.filter(owner=user, status=ProposalStatus.PENDING).exclude(
+        kind=ProposalKind.CONFLICT
+    )
+
+
+def open_proposals_count(user) -> int:
+    """Every open proposal, conflicts and compaction's: one count over the owner-status
+    index. Answering a proposal may write no memory event, so this is never cached."""
+    return ReviewProposal.objects.filter(owner=user, status=ProposalStatus.PENDING).count()
 
 
 def quarantine_events(user) -> QuerySet[MemoryEvent]:
@@ -110,14 +124,25 @@ def bare_disputes(user) -> QuerySet[Memory]:
     )
 
 
-def review_count(user) -> int:
-    """What the Review tab's number counts: conflicts, quarantined and disputed memories,
-    and inferences to confirm."""
+def review_memory_count(user) -> int:
+    """The memories part of the Review tab's number: disputed memories (those of a pending
+    conflict are counted by their proposal) and inferences to confirm. The whole number
+    adds `open_proposals_count`."""
     return (
-        pending_conflicts(user).count()
-        + disputed_memories(user).exclude(pk__in=list(conflict_memory_ids(user))).count()
+        disputed_memories(user).exclude(pk__in=list(conflict_memory_ids(user))).count()
         + inferred_memories(user).count()
     )
+
+
+def review_totals(user) -> dict[str, int]:
+    """How many items each Review section holds (shown beside its heading)."""
+    return {
+        "conflicts": pending_conflicts(user).count(),
+        "quarantined": quarantined_memories(user).count(),
+        "disputed": bare_disputes(user).count(),
+        "proposals": pending_compaction(user).count(),
+        "inferred": inferred_memories(user).count(),
+    }
 
 
 def _memories_by_id(user, proposals: list[ReviewProposal]) -> dict[str, Memory]:
@@ -173,10 +198,9 @@ def review_queue(user, *, section: str, cursor: str | None) -> ReviewQueue:
     """Every section's first page, except the one `section` names, which `cursor` pages."""
     conflicts = _page(user, "conflicts", pending_conflicts(user), section, cursor,
                       field="created_at")  # fmt: skip
-    others = ReviewProposal.objects.filter(owner=user, status=ProposalStatus.PENDING).exclude(
-        kind=ProposalKind.CONFLICT
+    proposals = _page(
+        user, "proposals", pending_compaction(user), section, cursor, field="created_at"
     )
-    proposals = _page(user, "proposals", others, section, cursor, field="created_at")
     quarantined = _page(user, "quarantined", quarantined_memories(user), section, cursor)
     disputed = _page(user, "disputed", bare_disputes(user), section, cursor)
     inferred = _page(user, "inferred", inferred_memories(user), section, cursor)
@@ -194,4 +218,6 @@ def review_queue(user, *, section: str, cursor: str | None) -> ReviewQueue:
     shown += [m for card in conflicts.items for m in card.memories]
     shown += [card.memory for card in quarantined.items]
     with_links(shown + [m for _, memories in proposals.items for m in memories])
-    return ReviewQueue(section, conflicts, quarantined, disputed, proposals, inferred, pairs)
+    return ReviewQueue(
+        section, conflicts, quarantined, disputed, proposals, inferred, pairs, review_totals(user)
+    )

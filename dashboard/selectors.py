@@ -79,11 +79,23 @@ class ProjectsTab:
     page: Page
 
 
+def _project_sections(user) -> list[dict]:
+    totals = sorted(project_totals(user).items(), key=lambda item: (-item[1], item[0]))
+    return [{"scope_key": key, "count": n} for key, n in totals[:MAX_PROJECT_SECTIONS]]
+
+
+def selected_project(user, project: str) -> str:
+    """The project the Projects tab shows: the one asked for, by default the busiest."""
+    if project:
+        return project[:MAX_FILTER_CHARS]
+    sections = _project_sections(user)
+    return sections[0]["scope_key"] if sections else ""
+
+
 def projects_tab(user, *, project: str, cursor: str | None) -> ProjectsTab:
     """The busiest projects (most memories first), and a page of the chosen one's (by
     default the busiest)."""
-    totals = sorted(project_totals(user).items(), key=lambda item: (-item[1], item[0]))
-    sections = [{"scope_key": key, "count": n} for key, n in totals[:MAX_PROJECT_SECTIONS]]
+    sections = _project_sections(user)
     selected = project[:MAX_FILTER_CHARS] or (sections[0]["scope_key"] if sections else "")
     parts = [part.filter(scope_key=selected) for part in project_memories(user)]
     return ProjectsTab(sections, selected, memory_page(user, "projects", parts, cursor, selected))

@@ -50,6 +50,11 @@ MAX_IDEMPOTENCY_KEY_CHARS = 200
 CHECKPOINT_MAX_MEMORIES = 20
 MAX_URI_CHARS = 2000
 
+# --- bulk review (the owner's) ----------------------------------------------------------------
+# One action over at most this many memories or proposals per request; "all matching a
+# filter" runs over the newest this many and says how many it left.
+MAX_BULK_ITEMS = 500
+
 # --- multi-step query -----------------------------------------------------------------------
 QUERY_MAX_STEPS = 8
 QUERY_DEFAULT_STEPS = 4

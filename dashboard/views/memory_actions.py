@@ -14,6 +14,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from dashboard.lists import bulk_form_of
 from dashboard.selectors import with_links
 from foundation.errors import ErrorCode, ServiceError
 from foundation.htmx import answer, refuses_bad_input
@@ -60,7 +61,11 @@ def _card(
     delete, history) is a page of its own."""
     if memory is not None:
         with_links([memory])
-    context = {"m": memory, "mode": mode, "next": safe_next(request), "tab": "", **extra}
+    context = {
+        "m": memory, "mode": mode, "next": safe_next(request), "tab": "",
+        "bulk_form": bulk_form_of(request.POST.get("bulk_form") or request.GET.get("bulk_form")),
+        **extra,
+    }  # fmt: skip
     template = "memories/_card.html" if request.htmx else "memories/card_page.html"
     return answer(request, template, context, status=status, counts_changed=counts_changed)
 

@@ -12,7 +12,8 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
-from dashboard.review import review_queue
+from dashboard.lists import bulk_bar, search_filters
+from dashboard.review import SECTIONS, review_queue
 from dashboard.selectors import (
     activity_page,
     agent_choices,
@@ -26,21 +27,23 @@ from foundation.paging import Page
 from foundation.views import owner_actor
 from memories.models import EventType, Kind, Status, Trust
 from memories.selectors import (
-    MemoryFilters,
     archive_memories,
     core_memories,
     recent_memories,
 )
 
 
-def _tab(request: HttpRequest, template: str, tab: str, context: dict, **options) -> HttpResponse:
-    fragment = requested_fragment(request, "page")
+def _tab(
+    request: HttpRequest, template: str, tab: str, context: dict, *, fragments=("page",), **options
+) -> HttpResponse:
+    fragment = requested_fragment(request, *fragments)
     return answer(request, template, {"tab": tab, **context}, fragment=fragment, **options)
 
 
 def _memory_tab(request: HttpRequest, tab: str, queryset, *, title: str, intro: str):
     page = memory_page(request.user, tab, queryset, request.GET.get("cursor"))
-    context = {"page": page, "title": title, "intro": intro}
+    bar = bulk_bar(owner_actor(request), tab, request.GET)
+    context = {"page": page, "title": title, "intro": intro, "bar": bar}
     return _tab(request, "dashboard/memories.html", tab, context)
 
 
@@ -81,7 +84,12 @@ def projects(request: HttpRequest) -> HttpResponse:
     found = projects_tab(
         request.user, project=request.GET.get("project", ""), cursor=request.GET.get("cursor")
     )
-    context = {"sections": found.sections, "selected": found.selected, "page": found.page}
+    shown = request.GET.copy()
+    shown["project"] = found.selected  # the busiest when none was asked for
+    context = {
+        "sections": found.sections, "selected": found.selected, "page": found.page,
+        "bar": bulk_bar(owner_actor(request), "projects", shown),
+    }  # fmt: skip
     return _tab(request, "dashboard/projects.html", "projects", context)
 
 
@@ -94,7 +102,14 @@ def review(request: HttpRequest) -> HttpResponse:
     queue = review_queue(
         request.user, section=request.GET.get("section", ""), cursor=request.GET.get("cursor")
     )
-    return _tab(request, "dashboard/review.html", "review", {"queue": queue})
+    actor, totals = owner_actor(request), queue.totals
+    bars = {
+        name: bulk_bar(actor, f"review-{name}", request.GET, total=totals[name])
+        for name in ("quarantined", "disputed", "proposals", "inferred")
+    }
+    fragments = [f"{name}-page" for name in SECTIONS]
+    context = {"queue": queue, "bars": bars}
+    return _tab(request, "dashboard/review.html", "review", context, fragments=fragments)
 
 
 @login_required
@@ -115,20 +130,6 @@ def activity(request: HttpRequest) -> HttpResponse:
     return _tab(request, "dashboard/activity.html", "activity", context)
 
 
-def _filters(request: HttpRequest) -> MemoryFilters:
-    def choices(name: str, allowed) -> tuple[str, ...]:
-        return tuple(value for value in request.GET.getlist(name) if value in allowed)
-
-    return MemoryFilters(
-        kind=choices("kind", Kind.values),
-        trust=choices("trust", Trust.values),
-        status=choices("status", Status.values),
-        source_agent=request.GET.get("agent", "").strip(),
-        project=request.GET.get("project", "").strip(),
-        q=request.GET.get("q", "").strip(),
-    )
-
-
 @login_required
 @require_GET
 @refuses_bad_input
@@ -138,13 +139,14 @@ def search(request: HttpRequest) -> HttpResponse:
     Deliberately not recall: recall ranks one project's view (global + that project) for
     an agent, while the owner searches across every scope and status. A bounded substring
     filter over the owner's rows, paged by keyset, answers that (see docs/dashboard.md)."""
-    filters, error, status = _filters(request), "", 200
+    filters, error, status, bar = search_filters(request.GET), "", 200, None
     try:
         page = search_page(owner_actor(request), filters, request.GET.get("cursor"))
+        bar = bulk_bar(owner_actor(request), "search", request.GET)
     except ServiceError as exc:  # a filter out of bounds or a foreign cursor: said in place
         error, status, page = exc.message, exc.http_status, Page([], None, None)
     context = {
-        "tab": "search", "page": page, "filters": filters, "error": error,
+        "tab": "search", "page": page, "filters": filters, "error": error, "bar": bar,
         "kinds": Kind.choices, "trusts": Trust.choices, "statuses": Status.choices,
     }  # fmt: skip
     # The live search box and filters ask for new results only (the URL stays clean to share).

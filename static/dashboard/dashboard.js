@@ -49,9 +49,57 @@ document.addEventListener("htmx:afterSettle", () => {
     document.getElementById("main");
   if (!place) return;
   const field = place.querySelector("[autofocus], textarea, .confirm-delete button");
-  const goal = field || place;
+  // A list re-rendered after a bulk action hands focus to its outcome (data-focus-after).
+  const after = place.dataset.focusAfter && document.querySelector(place.dataset.focusAfter);
+  const goal = after || field || place;
   if (!goal.matches("a[href], button, input, select, textarea, [tabindex]")) {
     goal.setAttribute("tabindex", "-1");
   }
   goal.focus();
+});
+
+// Bulk review: a card's checkbox belongs to its list's bulk form by id (`form=`). Shift-click
+// ticks the range since the last box clicked in that form; "Select all on this page" ticks
+// every box of the form (cards loaded with "Load more" included), or clears them all when
+// all are ticked. Without JavaScript the bar's "Apply to this page" acts on the same cards.
+let lastPicked = null;
+document.addEventListener("click", (event) => {
+  const box = event.target.closest("input[type=checkbox][name=ids][form]");
+  if (!box) return;
+  const boxes = Array.from(document.querySelectorAll(`input[name=ids][form="${box.getAttribute("form")}"]`));
+  if (event.shiftKey && lastPicked && lastPicked !== box && boxes.includes(lastPicked)) {
+    const [from, to] = [boxes.indexOf(lastPicked), boxes.indexOf(box)].sort((a, b) => a - b);
+    for (const other of boxes.slice(from, to + 1)) other.checked = box.checked;
+  }
+  lastPicked = box;
+});
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("button[data-select-all]");
+  if (!button || !button.form) return;
+  const boxes = document.querySelectorAll(`input[name=ids][form="${button.form.id}"]`);
+  const all = Array.from(boxes).every((box) => box.checked);
+  for (const box of boxes) box.checked = !all;
+});
+const showSelectAll = (root) => {
+  for (const button of root.querySelectorAll("button[data-select-all]")) button.hidden = false;
+};
+document.addEventListener("DOMContentLoaded", () => showSelectAll(document));
+document.addEventListener("htmx:load", (event) => showSelectAll(event.detail.elt));
+// A bulk delete asks first: its confirmation takes the focus, so Enter or Space answers it.
+document.addEventListener("htmx:afterSettle", (event) => {
+  const target = event.detail.target;
+  if (!target || !target.classList || !target.classList.contains("bulk-status")) return;
+  const confirm = target.querySelector(".confirm-delete button");
+  if (confirm) confirm.focus();
+});
+// A bulk form sends either the ticked ids or the page's ids, not both: half the fields, so
+// a long page stays under the server's limit on fields and reaches its own clear cap.
+document.addEventListener("htmx:configRequest", (event) => {
+  const form = event.detail.elt;
+  if (!form || !form.matches || !form.matches("form.bulk")) return;
+  const params = event.detail.parameters;
+  const scope = typeof params.get === "function" ? params.get("scope") : params.scope;
+  const unused = scope === "page" ? "ids" : "page_ids";
+  if (typeof params.delete === "function") params.delete(unused);
+  else delete params[unused];
 });

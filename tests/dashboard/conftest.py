@@ -11,6 +11,7 @@ from django.test import Client
 from foundation.actors import Actor
 from memories.models import Memory
 from memories.services import memory_archive, memory_lock, memory_remember
+from portability.importers.common import RecordsBuilder
 
 
 def contents(response) -> list[str]:
@@ -55,6 +56,19 @@ def browser(owner) -> DashboardClient:
 @pytest.fixture
 def anonymous() -> DashboardClient:
     return DashboardClient()
+
+
+def imported(owner, count: int, text: str = "Imported observation number {n}.", **fields):
+    """`count` memories brought in by an import (no relation judge runs between them, so
+    none disputes another), with any record fields given (`created_at`, `trust`)."""
+    builder = RecordsBuilder("probe")
+    for n in range(count):
+        builder.add_memory(
+            foreign_id=str(n), provenance_uri=f"probe:{n}", origin_file="probe.jsonl",
+            content=text.format(n=n), kind="fact", **fields,
+        )  # fmt: skip
+    builder.run(actor=Actor.owner(owner), merge=True, dry_run=False)
+    return list(Memory.objects.filter(owner=owner, origin="import").order_by("created_at"))
 
 
 def remember(actor, content, kind="preference", **fields) -> Memory:
