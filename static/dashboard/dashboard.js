@@ -49,9 +49,7 @@ document.addEventListener("htmx:afterSettle", () => {
     document.getElementById("main");
   if (!place) return;
   const field = place.querySelector("[autofocus], textarea, .confirm-delete button");
-  // A list re-rendered after a bulk action hands focus to its outcome (data-focus-after).
-  const after = place.dataset.focusAfter && document.querySelector(place.dataset.focusAfter);
-  const goal = after || field || place;
+  const goal = field || place;
   if (!goal.matches("a[href], button, input, select, textarea, [tabindex]")) {
     goal.setAttribute("tabindex", "-1");
   }
@@ -85,6 +83,14 @@ const showSelectAll = (root) => {
 };
 document.addEventListener("DOMContentLoaded", () => showSelectAll(document));
 document.addEventListener("htmx:load", (event) => showSelectAll(event.detail.elt));
+// A list re-rendered after a bulk action hands focus to the action's outcome
+// (data-focus-after): the button that held it is gone with the old list.
+document.addEventListener("htmx:afterSettle", (event) => {
+  const target = event.detail.target;
+  const list = target && target.id && document.getElementById(target.id);
+  const outcome = list && list.dataset.focusAfter && document.querySelector(list.dataset.focusAfter);
+  if (outcome) outcome.focus();
+});
 // A bulk delete asks first: its confirmation takes the focus, so Enter or Space answers it.
 document.addEventListener("htmx:afterSettle", (event) => {
   const target = event.detail.target;

@@ -185,3 +185,39 @@ def test_live_search_filters_as_you_type(page, store, shoot):
     assert page.locator("#results .content").count() == 1
     assert "status=disputed" in page.url and "fragment" not in page.url
     shoot(page, "50-search")
+
+
+def test_bulk_archive_a_shift_clicked_range_then_delete_with_a_confirmation(owner, page, shoot):
+    me = Actor.owner(owner)
+    notes = [MemoryFactory(actor=me, content=f"Bulk note number {n}.") for n in range(5)]
+    sign_in(page)
+    page.goto("/recent/")
+    boxes = page.locator("input[type=checkbox][name=ids]")
+    assert boxes.count() == 5
+    boxes.nth(0).check()
+    boxes.nth(3).click(modifiers=["Shift"])  # the range 0..3 is ticked, the fifth is not
+    assert [boxes.nth(i).is_checked() for i in range(5)] == [True, True, True, True, False]
+    bar = page.locator("form.bulk").first
+    bar.get_by_label("Action").select_option("archive")
+    bar.get_by_role("button", name="Apply to selected").click()
+    status = page.locator(".bulk-status").first
+    status.get_by_text(re.compile(r"Archived: 4 done, 0 refused, 0 not found")).wait_for()
+    page.wait_for_function("document.querySelectorAll('input[name=ids]').length === 1")
+    archived = set(Memory.objects.filter(status="archived").values_list("pk", flat=True))
+    assert len(archived) == 4
+    assert page.evaluate("document.activeElement.closest('.bulk-status') !== null")
+    shoot(page, "60-bulk-archived")
+
+    page.goto("/archive/")
+    bar = page.locator("form.bulk").first
+    bar.get_by_role("button", name="Select all on this page").click()
+    bar.get_by_label("Action").select_option("delete")
+    bar.get_by_role("button", name="Apply to selected").click()
+    confirm = page.locator(".bulk-status .confirm-delete button").first
+    confirm.wait_for()
+    assert Memory.objects.filter(status="archived").count() == 4  # nothing gone before yes
+    assert page.evaluate("document.activeElement.closest('.confirm-delete') !== null")
+    confirm.click()
+    page.locator(".bulk-status", has_text="4 done").first.wait_for()
+    assert not Memory.objects.filter(pk__in=archived).exists()
+    assert Memory.objects.filter(pk__in=[n.pk for n in notes]).count() == 1
