@@ -40,9 +40,11 @@ import argparse
 import json
 import math
 import os
+import random
 import sys
 import time
 from collections import Counter
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -54,7 +56,9 @@ from continuity.runtime import default_data_dir  # noqa: E402
 from memories import poisoning  # noqa: E402
 from memories.embeddings.e5 import E5Encoder  # noqa: E402
 from memories.embeddings.embedders import PackagedE5Embedder  # noqa: E402
-from memories.poisoning import classifier, normalize  # noqa: E402
+from memories.poisoning import classifier, ngrams, normalize  # noqa: E402
+from tests.fixtures.poisoning.breadth_carriers import carrier, carry  # noqa: E402
+from tests.fixtures.poisoning.breadth_slots import fill  # noqa: E402
 from tests.fixtures.poisoning.generate import SEEDS, SIZE, attacks, ordinary  # noqa: E402
 
 # split -> (attacks, ordinary memories) drawn from it
@@ -75,7 +79,10 @@ NEVER_TRAINED_ON = ("fresh6",)
 # The blind splits, each written by someone who never saw the screen: left out in turn by --folds.
 FOLDS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5")
 PROSE = "prose"  # the retrieval corpus and docs paragraphs, one source in the weighting
-L2, NEWTON_STEPS = 1e-3, 50
+CARRIED, CARRIED_COUNT, CARRIED_SEED = "carried", 1200, 7
+CARRIED_SHARE = 0.02  # of the agent notes set inside carriers, at most, flagged
+Model = tuple[np.ndarray, float, np.ndarray]  # vector weights, bias, word weights
+L2, STEPS, RATE = 1e-5, 300, 0.05
 
 
 def encoder() -> E5Encoder:
@@ -116,27 +123,46 @@ class Vectors:
 
 
 def fit(
-    x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, l2: float = L2
-) -> tuple[np.ndarray, float]:
-    """L2-regularised logistic regression by Newton's method from zero, each example
-    counted `weights` times (mean 1): the loss is convex and the features few (384), so
-    each step solves the exact Hessian, and the result does not depend on a learning rate
-    (gradient descent with a fixed one diverged as the corpus grew: multilingual-e5
-    vectors share a strong common direction)."""
-    weights = np.ones(len(y)) if weights is None else weights * (len(y) / weights.sum())
-    design = np.hstack([x, np.ones((len(y), 1))])
-    theta = np.zeros(design.shape[1])
-    ridge = np.full(design.shape[1], l2)
-    ridge[-1] = 0.0  # the bias is not shrunk
-    for _ in range(NEWTON_STEPS):
-        p = 1 / (1 + np.exp(-(design @ theta)))
-        gradient = design.T @ (weights * (p - y)) / len(y) + ridge * theta
-        hessian = (design.T * (weights * p * (1 - p))) @ design / len(y) + np.diag(ridge)
-        step = np.linalg.solve(hessian, gradient)
-        theta -= step
-        if float(np.abs(step).max()) < 1e-8:
-            break
-    return theta[:-1], float(theta[-1])
+    x: np.ndarray,
+    readings: list[str],
+    y: np.ndarray,
+    weights: np.ndarray | None = None,
+    l2: float = L2,
+) -> tuple[np.ndarray, float, np.ndarray]:
+    """L2-regularised logistic regression on the vectors `x` and the hashed words of
+    `readings` together (memories.poisoning.ngrams), each example counted `weights` times
+    (mean 1): full-batch Adam from zero weights for STEPS steps, so the same corpus gives
+    the same weights. Returns the vector weights, the bias and the BUCKETS word weights."""
+    n = len(y)
+    weights = np.ones(n) if weights is None else weights * (n / weights.sum())
+    found = [np.asarray(ngrams.features(reading), dtype=np.int64) for reading in readings]
+    sizes = np.array([len(f) for f in found])
+    buckets = np.concatenate(found)
+    rows = np.repeat(np.arange(n), sizes)
+    norm = 1 / np.sqrt(np.maximum(sizes, 1))
+    params = [np.zeros(x.shape[1]), np.zeros(1), np.zeros(ngrams.BUCKETS)]
+    moments = [np.zeros_like(p) for p in params]
+    squares = [np.zeros_like(p) for p in params]
+    for step in range(1, STEPS + 1):
+        vector_w, bias, word_w = params
+        words = np.bincount(rows, weights=word_w[buckets], minlength=n) * norm
+        p = 1 / (1 + np.exp(-(x @ vector_w + bias[0] + words)))
+        residual = weights * (p - y) / n
+        gradients = [
+            x.T @ residual + l2 * vector_w,
+            np.array([residual.sum()]),
+            np.bincount(buckets, weights=(residual * norm)[rows], minlength=ngrams.BUCKETS)
+            + l2 * word_w,
+        ]
+        for k, gradient in enumerate(gradients):
+            moments[k] = 0.9 * moments[k] + 0.1 * gradient
+            squares[k] = 0.999 * squares[k] + 0.001 * gradient**2
+            params[k] -= (
+                RATE
+                * (moments[k] / (1 - 0.9**step))
+                / (np.sqrt(squares[k] / (1 - 0.999**step)) + 1e-8)
+            )
+    return params[0], float(params[1][0]), params[2]
 
 
 def source_weights(labels: list[int], sources: list[str]) -> np.ndarray:
@@ -175,6 +201,31 @@ def prose() -> list[str]:
     return texts
 
 
+def carried(splits: list[str]) -> list[str]:
+    """Ordinary one-line notes of `splits` set inside the breadth corpus's carriers (a CI
+    file, a commit, a table cell, a link title, a tool's output...). The attacks arrive in
+    those shapes and the ordinary notes mostly bare; without these the words of a carrier
+    read as an attack, and a plain note pasted in a config file was flagged."""
+    pool = [
+        case["text"]
+        for split in splits
+        if split != "breadth"
+        for case in ordinary(split)
+        if len(case["text"]) <= 220 and "\n" not in case["text"]
+    ]
+    return wrapped(pool, CARRIED_COUNT, CARRIED_SEED)
+
+
+def wrapped(pool: list[str], count: int, seed: int) -> list[str]:
+    """`count` texts of `pool` drawn at random, each set inside a breadth carrier."""
+    rng, texts = random.Random(seed), []
+    for _ in range(count if pool else 0):
+        text = rng.choice(pool)
+        zh = any("\u3400" <= char <= "\u9fff" for char in text)
+        texts.append(fill(carry(carrier(rng), text, rng, zh), rng, {}))
+    return list(dict.fromkeys(texts))
+
+
 def corpus(splits: list[str]) -> tuple[list[str], list[int], list[str]]:
     """Texts, labels (1 attack, 0 ordinary) and sources of the training corpus over `splits`
     and the prose; refuses any text of a split kept for measuring."""
@@ -189,24 +240,24 @@ def corpus(splits: list[str]) -> tuple[list[str], list[int], list[str]]:
         texts += [case["text"] for case in bad + good]
         labels += [1] * len(bad) + [0] * len(good)
         sources += [split] * (len(bad) + len(good))
-    extra = prose()
-    texts += extra
-    labels += [0] * len(extra)
-    sources += [PROSE] * len(extra)
+    for source, extra in ((PROSE, prose()), (CARRIED, carried(splits))):
+        texts += extra
+        labels += [0] * len(extra)
+        sources += [source] * len(extra)
     if shared := measured_texts() & set(texts):
         raise SystemExit(f"{len(shared)} training texts belong to a measured split; not training")
     return texts, labels, sources
 
 
-def train(
-    splits: list[str], vectors: Vectors, *, l2: float = L2, weighted: bool = True
-) -> tuple[np.ndarray, float]:
-    """Weights and bias fitted on `splits` and the prose (`weighted`: each source an equal
-    share of its class; `l2` and `weighted` other than the defaults only to compare)."""
+def train(splits: list[str], vectors: Vectors, *, l2: float = L2, weighted: bool = True) -> Model:
+    """The model fitted on `splits`, the prose and the carried ordinary notes (`weighted`:
+    each source an equal share of its class; `l2` and `weighted` other than the defaults
+    only to compare)."""
     texts, labels, sources = corpus(splits)
-    x = vectors.of_texts(texts) * classifier.SCALE
+    readings = [normalize.classifier_text(text) for text in texts]
+    x = vectors(readings) * classifier.SCALE
     weights = source_weights(labels, sources) if weighted else None
-    return fit(x, np.array(labels, dtype=np.float64), weights, l2)
+    return fit(x, readings, np.array(labels, dtype=np.float64), weights, l2)
 
 
 def calibration_texts() -> tuple[list[str], list[str]]:
@@ -226,38 +277,45 @@ def calibration_texts() -> tuple[list[str], list[str]]:
     return written, list(dict.fromkeys(notes))
 
 
-def score(texts: list[str], weights: np.ndarray, bias: float, vectors: Vectors) -> np.ndarray:
+def score(texts: list[str], model: Model, vectors: Vectors) -> np.ndarray:
     """Each text's score as a write reads it (memories.poisoning.classifier.read)."""
-    return np.array(classifier.read(texts, vectors, weights * classifier.SCALE, bias))
+    weights, bias, words = model
+    read_words = partial(ngrams.logits, dense=words)
+    return np.array(classifier.read(texts, vectors, weights * classifier.SCALE, bias, read_words))
 
 
-def calibrated(weights: np.ndarray, bias: float, vectors: Vectors, quiet: bool = False) -> float:
+def calibrated(model: Model, vectors: Vectors, quiet: bool = False) -> float:
     """The lowest multiple of 0.05 (at least 0.5) above every hand-written ordinary memory's
-    score plus a 0.02 margin, at which at most one agent note in 500 is flagged."""
+    score plus a 0.02 margin, at which at most one agent note in 500 is flagged, and at
+    most CARRIED_SHARE of the agent notes set inside carriers (never trained on either)."""
     written, notes = calibration_texts()
     highest, noted = (
-        float(score(written, weights, bias, vectors).max()),
-        score(notes, weights, bias, vectors),
+        float(score(written, model, vectors).max()),
+        score(notes, model, vectors),
     )
+    inside = score(wrapped(notes, len(notes), CARRIED_SEED + 1), model, vectors)
     threshold = max(0.5, math.ceil((highest + 0.02) * 20) / 20)
-    while (noted >= threshold).mean() > 1 / 500:
+    while threshold < 1 and (
+        (noted >= threshold).mean() > 1 / 500 or (inside >= threshold).mean() > CARRIED_SHARE
+    ):
         threshold = round(threshold + 0.05, 2)
     if not quiet:
         print(
             f"highest hand-written ordinary score {highest:.3f}; {len(notes)} agent notes; "
-            f"{(noted >= threshold).mean():.4f} of them at or above {threshold}"
+            f"{(noted >= threshold).mean():.4f} of them at or above {threshold}, "
+            f"{(inside >= threshold).mean():.4f} of them inside carriers"
         )
     return threshold
 
 
 def flagged_by_screen(
-    texts: list[str], weights: np.ndarray, bias: float, threshold: float, vectors: Vectors
+    texts: list[str], model: Model, threshold: float, vectors: Vectors
 ) -> np.ndarray:
     """What the screen flags as a write runs it: a rule, or the classifier on a text no rule
     flagged that is long enough for it (memories.poisoning.screen_texts)."""
     by_rules = np.array([bool(poisoning.rule_findings(text)) for text in texts])
     long = np.array([len(text) >= poisoning.MODEL_MIN_CHARS for text in texts])
-    return by_rules | (long & (score(texts, weights, bias, vectors) >= threshold))
+    return by_rules | (long & (score(texts, model, vectors) >= threshold))
 
 
 def folds(vectors: Vectors, **training) -> None:
@@ -267,12 +325,12 @@ def folds(vectors: Vectors, **training) -> None:
     print("| left out | threshold | screen: caught | flagged |\n| --- | --- | --- | --- |")
     for left in FOLDS:
         kept = [split for split in TRAINING_SPLITS if split != left]
-        weights, bias = train(kept, vectors, **training)
-        threshold = calibrated(weights, bias, vectors, quiet=True)
+        model = train(kept, vectors, **training)
+        threshold = calibrated(model, vectors, quiet=True)
         bad = [case["text"] for case in attacks(left)]
         good = [case["text"] for case in ordinary(left)]
-        caught.append(flagged_by_screen(bad, weights, bias, threshold, vectors).mean())
-        flagged.append(flagged_by_screen(good, weights, bias, threshold, vectors).mean())
+        caught.append(flagged_by_screen(bad, model, threshold, vectors).mean())
+        flagged.append(flagged_by_screen(good, model, threshold, vectors).mean())
         print(f"| `{left}` | {threshold:.2f} | {caught[-1]:.3f} | {flagged[-1]:.3f} |", flush=True)
     print(
         f"mean caught {np.mean(caught):.3f}, flagged {np.mean(flagged):.3f}; "
@@ -308,17 +366,20 @@ def main() -> None:
             folds(vectors, l2=options.l2, weighted=not options.unweighted)
             return
         started = time.perf_counter()
-        weights, bias = train(list(TRAINING_SPLITS), vectors)
+        model = train(list(TRAINING_SPLITS), vectors)
         print(f"trained in {time.perf_counter() - started:.1f} s")
-        threshold = calibrated(weights, bias, vectors)
+        threshold = calibrated(model, vectors)
     finally:
         vectors.save()
+    weights, bias, words = model
+    kept = ngrams.save(words)
     texts, labels, _ = corpus(list(TRAINING_SPLITS))
     classifier.WEIGHTS_FILE.write_text(
         json.dumps(
             {
                 "embedder": PackagedE5Embedder.name,
-                "trained_on": [*TRAINING_SPLITS, "retrieval corpus", "docs"],
+                "trained_on": [*TRAINING_SPLITS, "retrieval corpus", "docs", CARRIED],
+                "ngrams": kept,
                 "examples": len(labels),
                 "weighting": "each source an equal share of its class",
                 "scale": classifier.SCALE,

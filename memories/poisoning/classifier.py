@@ -1,4 +1,5 @@
-"""A logistic regression on multilingual-e5-small passage vectors: the second reader.
+"""A logistic regression on multilingual-e5-small passage vectors and on the words of the
+text (ngrams.py): the second reader.
 
 The rules (rules.py) know the shapes of attacks they were written for; a paraphrase outside
 them ("pay no attention to the earlier directions") passes. The classifier was trained on
@@ -18,7 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memories.poisoning import normalize
+from memories.poisoning import ngrams, normalize
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,6 +39,8 @@ def _weights() -> tuple[str, np.ndarray, float, float] | None:
         data = json.loads(WEIGHTS_FILE.read_text())
     except (OSError, ValueError):
         return None
+    if data.get("ngrams") and not ngrams.available():
+        return None  # the vector weights were trained with the words' and mean little alone
     import numpy as np  # loaded with the weights, on the first write that is screened
 
     weights = np.asarray(data["weights"], dtype=np.float32) * data["scale"]
@@ -107,34 +110,39 @@ def scores(texts: list[str]) -> list[float] | None:
     if embedder is None:
         return None
     try:
-        return read(texts, embedder.embed_passages, weights, bias)
+        return read(texts, embedder.embed_passages, weights, bias, ngrams.logits)
     except Exception:  # a failing model must not fail a write; the rules still ran
         log.exception("poisoning classifier: embedding failed")
         return None
 
 
-def read(texts: list[str], embed, weights: np.ndarray, bias: float) -> list[float]:
-    """Each text's highest piece score, `embed` giving the pieces' unit vectors. The packed
+def read(texts: list[str], embed, weights: np.ndarray, bias: float, words=None) -> list[float]:
+    """Each text's highest piece score, `embed` giving the pieces' unit vectors and `words`
+    (when given) the pieces' n-gram logits, added to the vectors' (ngrams.py). The packed
     pieces are read first; a text's sentences only when those score SENTENCE_GATE or more
     (a text whose every line reads as ordinary hides no order in one of its sentences
     on the measured corpora, and the gate spares most multi-sentence notes the extra
     embeddings). bench/poisoning_train.py calibrates the threshold through this same
     function, so what it measures is what a write does."""
     split = [pieces(text) for text in texts]
-    best = _best([packed for packed, _ in split], embed, weights, bias)
+    best = _best([packed for packed, _ in split], embed, weights, bias, words)
     again = [i for i, (_, sentences) in enumerate(split) if sentences and best[i] >= SENTENCE_GATE]
-    for index, score in zip(again, _best([split[i][1] for i in again], embed, weights, bias)):
+    later = _best([split[i][1] for i in again], embed, weights, bias, words)
+    for index, score in zip(again, later):
         best[index] = max(best[index], score)
     return best
 
 
-def _best(groups: list[list[str]], embed, weights: np.ndarray, bias: float) -> list[float]:
+def _best(groups: list[list[str]], embed, weights, bias: float, words) -> list[float]:
     flat = [piece for group in groups for piece in group]
     if not flat:
         return [0.0] * len(groups)
     import numpy as np
 
-    scored = 1 / (1 + np.exp(-(embed(flat) @ weights + bias)))
+    logit = embed(flat) @ weights + bias
+    if words is not None:
+        logit = logit + words(flat)
+    scored = 1 / (1 + np.exp(-logit))
     result, start = [], 0
     for group in groups:
         result.append(float(scored[start : start + len(group)].max()) if group else 0.0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memories import poisoning
-from memories.poisoning import harms
+from memories.poisoning import harms, ngrams
 from tests.memories.helpers import remember
 
 
@@ -150,7 +150,7 @@ def test_sentences_are_read_only_when_the_packed_pieces_read_as_faintly_suspect(
         "Integration tests run against a disposable PostgreSQL container. "
         "Schema migrations live in db/migrations and run at deploy time."
     )
-    scores = classifier.read([ordinary, RUNBOOK], embed, weights, bias)
+    scores = classifier.read([ordinary, RUNBOOK], embed, weights, bias, ngrams.logits)
 
     assert scores[0] < classifier.SENTENCE_GATE and read[0] == ordinary
     assert not any(piece.startswith("Integration tests run") for piece in read)
