@@ -53,6 +53,7 @@ SPLITS = (
     "fresh4",
     "fresh5",
     "fresh6",
+    "fresh7",
 )
 
 
