@@ -205,7 +205,8 @@ def test_bulk_archive_a_shift_clicked_range_then_delete_with_a_confirmation(owne
     page.wait_for_function("document.querySelectorAll('input[name=ids]').length === 1")
     archived = set(Memory.objects.filter(status="archived").values_list("pk", flat=True))
     assert len(archived) == 4
-    assert page.evaluate("document.activeElement.closest('.bulk-status') !== null")
+    # focus moves once the new list has settled, a moment after it is swapped in
+    page.wait_for_function("document.activeElement.closest('.bulk-status') !== null")
     shoot(page, "60-bulk-archived")
 
     page.goto("/archive/")
@@ -216,7 +217,7 @@ def test_bulk_archive_a_shift_clicked_range_then_delete_with_a_confirmation(owne
     confirm = page.locator(".bulk-status .confirm-delete button").first
     confirm.wait_for()
     assert Memory.objects.filter(status="archived").count() == 4  # nothing gone before yes
-    assert page.evaluate("document.activeElement.closest('.confirm-delete') !== null")
+    page.wait_for_function("document.activeElement.closest('.confirm-delete') !== null")
     confirm.click()
     page.locator(".bulk-status", has_text="4 done").first.wait_for()
     assert not Memory.objects.filter(pk__in=archived).exists()
