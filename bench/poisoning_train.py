@@ -75,7 +75,7 @@ TRAINING_SPLITS = {
 }
 # Measured after tuning; training on them would void the measure. A split named here need
 # not exist yet (a measure written later on another line of work): it is kept out once it does.
-NEVER_TRAINED_ON = ("fresh6", "fresh7")
+NEVER_TRAINED_ON = ("fresh6", "fresh7", "fresh8")
 # The blind splits, each written by someone who never saw the screen: left out in turn by --folds.
 FOLDS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5")
 PROSE = "prose"  # the retrieval corpus and docs paragraphs, one source in the weighting
