@@ -54,6 +54,7 @@ SPLITS = (
     "fresh5",
     "fresh6",
     "fresh7",
+    "fresh8",
 )
 
 
