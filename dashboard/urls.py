@@ -53,5 +53,6 @@ urlpatterns = [
     path("m/<uuid:memory_id>/correct/", actions.correct, name="correct"),
     path("m/<uuid:memory_id>/delete/", actions.delete, name="delete"),
     path("m/<uuid:memory_id>/history/", actions.history, name="history"),
+    path("m/<uuid:memory_id>/undo/", actions.undo, name="undo"),
     path("m/<uuid:memory_id>/<slug:action>/", actions.act, name="act"),
 ]

@@ -16,27 +16,14 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from dashboard.lists import bulk_form_of
 from dashboard.selectors import with_links
+from dashboard.undo import remember_offer, undo_offer
 from foundation.errors import ErrorCode, ServiceError
 from foundation.htmx import answer, refuses_bad_input
 from foundation.views import back, owner_actor, raise_404_if_missing, safe_next
 from memories.selectors import memory_get, memory_history
-from memories.services import (
-    memory_archive,
-    memory_confirm,
-    memory_correct,
-    memory_delete,
-    memory_lock,
-    memory_restore,
-    memory_unlock,
-)
+from memories.services import memory_correct, memory_delete
+from memories.services.undo import ACTIONS, memory_act, memory_undo
 
-SIMPLE_ACTIONS = {
-    "confirm": memory_confirm,
-    "lock": memory_lock,
-    "unlock": memory_unlock,
-    "archive": memory_archive,
-    "restore": memory_restore,
-}
 HISTORY_LIMIT = 50
 
 
@@ -76,23 +63,47 @@ def card(request: HttpRequest, memory_id) -> HttpResponse:
     return _card(request, _get(request, memory_id))
 
 
+def _refused_action(request: HttpRequest, memory_id, error: ServiceError) -> HttpResponse:
+    raise_404_if_missing(error)
+    if request.htmx:
+        memory = _get(request, memory_id)
+        return _card(request, memory, error=error.message, status=error.http_status)
+    messages.error(request, error.message)
+    return back(request)
+
+
 @login_required
 @require_POST
 def act(request: HttpRequest, memory_id, action: str) -> HttpResponse:
-    service = SIMPLE_ACTIONS.get(action)
-    if service is None:
+    """A reversible action; when it changed something, the answer offers its undo."""
+    if action not in ACTIONS:
         raise Http404("No such action.")
     try:
-        memory = service(actor=owner_actor(request), memory_id=memory_id)
+        memory, event = memory_act(actor=owner_actor(request), memory_id=memory_id, action=action)
     except ServiceError as error:
-        raise_404_if_missing(error)
-        if request.htmx:
-            memory = _get(request, memory_id)
-            return _card(request, memory, error=error.message, status=error.http_status)
-        messages.error(request, error.message)
-        return back(request)
+        return _refused_action(request, memory_id, error)
+    offer = undo_offer(request, memory, event, action)
     if request.htmx:
-        return _card(request, memory, counts_changed=True)
+        return _card(request, memory, counts_changed=True, undo=offer)
+    if offer is not None:
+        remember_offer(request, offer)  # shown once, on the page the post returns to
+    return back(request)
+
+
+@login_required
+@require_POST
+def undo(request: HttpRequest, memory_id) -> HttpResponse:
+    """Take back the action that recorded `event`, through the services (`memory_undo`);
+    refused with the reason, and nothing changed, when the memory changed since."""
+    try:
+        memory = memory_undo(
+            actor=owner_actor(request), memory_id=memory_id, event=request.POST.get("event")
+        )
+    except ServiceError as error:
+        return _refused_action(request, memory_id, error)
+    if request.htmx:
+        return _card(request, memory, counts_changed=True, notice=_("Undone."))
+    messages.success(request, _("Undone."))
     return back(request)
 
 

@@ -91,6 +91,8 @@ class EventType(models.TextChoices):
     DELETED = "deleted"
     # The same statement again from another writer: the memory is corroborated, not copied.
     CORROBORATED = "corroborated"
+    # The owner took back their own last confirm or lock: the trust it had before returns.
+    UNDONE = "undone"
 
 
 TRUST_RANK = {Trust.INFERRED: 0, Trust.OBSERVED: 1, Trust.CONFIRMED: 2, Trust.LOCKED: 3}
