@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts.models import PersonalAccessToken
 from dashboard.cache import per_generation
+from dashboard.provenance import with_origins
 from foundation.paging import Page, keyset_page, query_key
 from injection.selectors import injection_counts
 from memories.models import EventType, Memory, MemoryLink
@@ -33,8 +34,8 @@ WRITE_EVENTS = (EventType.CREATED, EventType.REPLACED, EventType.MERGED, EventTy
 
 
 def with_links(memories: list[Memory]) -> list[Memory]:
-    """Attach each memory's links (both directions) and how often it was injected into
-    prompts, with one query each for the whole page."""
+    """Attach each memory's links (both directions), how often it was injected into
+    prompts and where it came from (`dashboard.provenance`), a few queries per page."""
     ids = [memory.pk for memory in memories]
     by_id: dict = {pk: [] for pk in ids}
     if ids:
@@ -51,7 +52,7 @@ def with_links(memories: list[Memory]) -> list[Memory]:
     for memory in memories:
         memory.dash_links = by_id[memory.pk]
         memory.dash_injected = injected.get(memory.pk, 0)
-    return memories
+    return with_origins(memories)
 
 
 def memory_page(

@@ -51,6 +51,14 @@ def card(page, memory):
     return page.locator(f"#m-{memory.pk}")
 
 
+def more(page, memory):
+    """The card's secondary actions, its "More" expander opened."""
+    found = card(page, memory)
+    if not found.locator("details.more-actions").evaluate("element => element.open"):
+        found.locator("details.more-actions > summary").click()
+    return found
+
+
 def test_sign_in_and_screenshot_every_tab(page, store, shoot):
     page.goto("/")
     assert "/signin/" in page.url
@@ -80,12 +88,13 @@ def test_confirm_lock_correct_archive_restore_and_delete(page, store, shoot):
     assert Memory.objects.get(pk=store["inferred"].pk).trust == "confirmed"
 
     page.goto("/")
-    editor = card(page, store["editor"])
-    editor.get_by_role("button", name="Lock").click()
-    card(page, store["editor"]).get_by_role("button", name="Unlock").wait_for()
+    more(page, store["editor"]).get_by_role("button", name="Lock").click()
+    card(page, store["editor"]).locator(".badge.trust", has_text="locked").wait_for()
+    card(page, store["editor"]).get_by_role("button", name="Undo").wait_for()  # offered
+    more(page, store["editor"]).get_by_role("button", name="Unlock").wait_for()
     assert Memory.objects.get(pk=store["editor"].pk).trust == "locked"
 
-    card(page, store["editor"]).get_by_role("link", name="Correct").click()
+    more(page, store["editor"]).get_by_role("link", name="Correct").click()
     box = card(page, store["editor"]).get_by_label("Corrected text")
     page.wait_for_function("document.activeElement.tagName === 'TEXTAREA'")  # ready to type
     box.fill("")
@@ -109,11 +118,11 @@ def test_confirm_lock_correct_archive_restore_and_delete(page, store, shoot):
     card(page, corrected).get_by_role("button", name="Archive").wait_for()
     assert Memory.objects.get(pk=corrected.pk).status == "active"
 
-    card(page, corrected).get_by_role("link", name="History").click()
+    more(page, corrected).get_by_role("link", name="History").click()
     card(page, corrected).locator(".timeline").wait_for()
     assert "corrected" in card(page, corrected).locator(".timeline").inner_text()
 
-    card(page, corrected).get_by_role("link", name="Delete").click()
+    more(page, corrected).get_by_role("link", name="Delete").click()
     card(page, corrected).get_by_role("button", name="Yes, delete permanently").wait_for()
     page.wait_for_function("document.activeElement.textContent.includes('Yes, delete')")
     shoot(page, "22-delete-confirmation")
