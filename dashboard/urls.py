@@ -4,7 +4,7 @@ every app's tabs."""
 from django.urls import include, path
 
 from accounts import views as site
-from dashboard.views import bulk, counts, overview, proposals, settings_page, tokens
+from dashboard.views import bulk, counts, overview, preferences, proposals, settings_page, tokens
 from dashboard.views import memory_actions as actions
 from dashboard.views import memory_tabs as pages
 from handoff import views as handoffs
@@ -25,6 +25,7 @@ urlpatterns = [
     path("activity/injections/", injection_views.injections, name="injections"),
     path("search/", pages.search, name="search"),
     path("bulk/", bulk.bulk, name="bulk"),
+    path("view/", preferences.memory_view, name="memory-view"),
     path(
         "review/proposals/<int:proposal_id>/<slug:verb>/",
         proposals.answer_proposal,

@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from dashboard.lists import bulk_bar, search_filters
+from dashboard.preferences import memory_view_of
 from dashboard.review import SECTIONS, review_queue
 from dashboard.selectors import (
     activity_page,
@@ -43,7 +44,8 @@ def _tab(
 def _memory_tab(request: HttpRequest, tab: str, queryset, *, title: str, intro: str):
     page = memory_page(request.user, tab, queryset, request.GET.get("cursor"))
     bar = bulk_bar(owner_actor(request), tab, request.GET)
-    context = {"page": page, "title": title, "intro": intro, "bar": bar}
+    view = memory_view_of(request.user)
+    context = {"page": page, "title": title, "intro": intro, "bar": bar, "view": view}
     return _tab(request, "dashboard/memories.html", tab, context)
 
 
@@ -89,6 +91,7 @@ def projects(request: HttpRequest) -> HttpResponse:
     context = {
         "sections": found.sections, "selected": found.selected, "page": found.page,
         "bar": bulk_bar(owner_actor(request), "projects", shown),
+        "view": memory_view_of(request.user),
     }  # fmt: skip
     return _tab(request, "dashboard/projects.html", "projects", context)
 
