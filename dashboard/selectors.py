@@ -13,6 +13,7 @@ from django.utils import timezone
 from accounts.models import PersonalAccessToken
 from dashboard.cache import per_generation
 from dashboard.provenance import with_origins
+from dashboard.readable import with_subjects
 from foundation.paging import Page, keyset_page, query_key
 from injection.selectors import injection_counts
 from memories.models import EventType, Memory, MemoryLink
@@ -117,7 +118,9 @@ def activity_page(user, *, agent: str, event_type: str, cursor: str | None) -> P
     """A page of the owner's event stream, newest first, for one agent and event type."""
     events = owner_events(user, agent=agent, event_type=event_type)
     query = query_key("dashboard", "activity", user.pk, agent, event_type)
-    return keyset_page(events, cursor, query=query, field="created_at")
+    page = keyset_page(events, cursor, query=query, field="created_at")
+    with_subjects(user, page.items)  # each row names its memory in words, never by id
+    return page
 
 
 def owner_tokens(user, *, limit: int) -> list[PersonalAccessToken]:

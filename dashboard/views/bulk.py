@@ -30,6 +30,7 @@ from dashboard.lists import (
     list_total,
     matching_ids,
 )
+from dashboard.readable import readable_message
 from foundation.errors import ServiceError, validation_error
 from foundation.htmx import answer
 from foundation.views import back, owner_actor, safe_next
@@ -91,9 +92,17 @@ def _summary(selection: Selection, result: BulkResult) -> str:
     return text
 
 
-def _rows(selection: Selection, result: BulkResult) -> list[dict]:
+def _rows(selection: Selection, result: BulkResult, user) -> list[dict]:
+    """Each item named by its excerpt, and a refusal's ids in words (never a raw UUID)."""
     labels = selection.labels
-    return [{"item": item, "label": labels.get(item.id, item.id)} for item in result.items]
+    return [
+        {
+            "item": item,
+            "label": labels.get(item.id) or readable_message(user, item.id),
+            "message": readable_message(user, item.message) if item.message else "",
+        }
+        for item in result.items
+    ]
 
 
 def _refused(request: HttpRequest, error: ServiceError) -> HttpResponse:
@@ -120,7 +129,7 @@ def _done(request: HttpRequest, selection: Selection, result: BulkResult) -> Htt
     if request.htmx:
         context = {
             "summary": summary,
-            "rows": _rows(selection, result),
+            "rows": _rows(selection, result, request.user),
             "result": result,
             "tab": "",
         }
@@ -128,17 +137,19 @@ def _done(request: HttpRequest, selection: Selection, result: BulkResult) -> Htt
                           counts_changed=bool(result.done))  # fmt: skip
         return trigger_client_event(response, f"bulk-done-{selection.name}")
     messages.success(request, summary)
-    problems = [row for row in _rows(selection, result) if row["item"].outcome != DONE]
+    problems = [
+        row for row in _rows(selection, result, request.user) if row["item"].outcome != DONE
+    ]
     for row in problems[:MAX_LISTED_IN_MESSAGES]:
-        messages.error(request, f"{row['label']}: {_reason(row['item'])}")
+        messages.error(request, f"{row['label']}: {_reason(row)}")
     if len(problems) > MAX_LISTED_IN_MESSAGES:
         left = len(problems) - MAX_LISTED_IN_MESSAGES
         messages.error(request, _("…and %(n)s more not done.") % {"n": left})
     return back(request)
 
 
-def _reason(item) -> str:
-    return item.message if item.outcome == "refused" else _("not found")
+def _reason(row) -> str:
+    return row["message"] if row["item"].outcome == "refused" else _("not found")
 
 
 @login_required

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from dashboard.lists import bulk_form_of
+from dashboard.readable import readable_message
 from dashboard.selectors import with_links
 from dashboard.undo import remember_offer, undo_offer
 from foundation.errors import ErrorCode, ServiceError
@@ -65,10 +66,11 @@ def card(request: HttpRequest, memory_id) -> HttpResponse:
 
 def _refused_action(request: HttpRequest, memory_id, error: ServiceError) -> HttpResponse:
     raise_404_if_missing(error)
+    message = readable_message(request.user, error.message)  # memories in words, not ids
     if request.htmx:
         memory = _get(request, memory_id)
-        return _card(request, memory, error=error.message, status=error.http_status)
-    messages.error(request, error.message)
+        return _card(request, memory, error=message, status=error.http_status)
+    messages.error(request, message)
     return back(request)
 
 
@@ -124,7 +126,11 @@ def correct(request: HttpRequest, memory_id) -> HttpResponse:
     except ServiceError as exc:
         raise_404_if_missing(exc)
         status = 409 if exc.code in (ErrorCode.CONFLICT, ErrorCode.VERSION_CONFLICT) else 400
-        error = _changed_since(memory) if exc.code == ErrorCode.VERSION_CONFLICT else exc.message
+        error = (
+            _changed_since(memory)
+            if exc.code == ErrorCode.VERSION_CONFLICT
+            else readable_message(request.user, exc.message)
+        )
         return _card(request, memory, mode="edit", draft=content, field_error=error, status=status)
     notice = _("Saved as version %(v)s.") % {"v": corrected.version}
     if request.htmx:
