@@ -36,6 +36,20 @@ def undo_offer(request: HttpRequest, memory, event: int | None, action: str) -> 
     }
 
 
+def bulk_undo_offer(request: HttpRequest, name: str, result) -> dict | None:
+    """The offer after a bulk action: the events its done items recorded, or None (an
+    undo, a delete or a dismissal has none; nor has an action that changed nothing)."""
+    if result.action not in DONE:
+        return None
+    pairs = [f"{item.id}:{item.event}" for item in result.items if item.event is not None]
+    if not pairs:
+        return None
+    return {
+        "list": name, "pairs": pairs, "action": result.action, "count": len(pairs),
+        "next": safe_next(request),
+    }  # fmt: skip
+
+
 def remember_offer(request: HttpRequest, offer: dict) -> None:
     request.session[SESSION_KEY] = offer
 

@@ -25,6 +25,7 @@ urlpatterns = [
     path("activity/injections/", injection_views.injections, name="injections"),
     path("search/", pages.search, name="search"),
     path("bulk/", bulk.bulk, name="bulk"),
+    path("bulk/undo/", bulk.bulk_undo, name="bulk-undo"),
     path("view/", preferences.memory_view, name="memory-view"),
     path(
         "review/proposals/<int:proposal_id>/<slug:verb>/",

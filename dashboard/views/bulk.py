@@ -31,11 +31,18 @@ from dashboard.lists import (
     matching_ids,
 )
 from dashboard.readable import readable_message
+from dashboard.undo import bulk_undo_offer, remember_offer
 from foundation.errors import ServiceError, validation_error
 from foundation.htmx import answer
 from foundation.views import back, owner_actor, safe_next
 from memories.contract import MAX_BULK_ITEMS
-from memories.services.bulk import DONE, BulkResult, memories_bulk, proposals_bulk
+from memories.services.bulk import (
+    DONE,
+    BulkResult,
+    memories_bulk,
+    memories_bulk_undo,
+    proposals_bulk,
+)
 
 SCOPES = ("selected", "page", "matching")
 MAX_LISTED_IN_MESSAGES = 10
@@ -43,6 +50,7 @@ PAST = {
     "confirm": gettext_lazy("Confirmed"), "lock": gettext_lazy("Locked"),
     "archive": gettext_lazy("Archived"), "restore": gettext_lazy("Restored"),
     "delete": gettext_lazy("Deleted"), "dismiss": gettext_lazy("Dismissed"),
+    "undo": gettext_lazy("Undone"),
 }  # fmt: skip
 
 
@@ -126,17 +134,21 @@ def _confirm_delete(request: HttpRequest, selection: Selection) -> HttpResponse:
 
 def _done(request: HttpRequest, selection: Selection, result: BulkResult) -> HttpResponse:
     summary = _summary(selection, result)
+    offer = bulk_undo_offer(request, selection.name, result)
     if request.htmx:
         context = {
             "summary": summary,
             "rows": _rows(selection, result, request.user),
             "result": result,
             "tab": "",
+            "offer": offer,
         }
         response = answer(request, "dashboard/bulk.html", context, fragment="result",
                           counts_changed=bool(result.done))  # fmt: skip
         return trigger_client_event(response, f"bulk-done-{selection.name}")
     messages.success(request, summary)
+    if offer is not None:
+        remember_offer(request, offer)  # the page it returns to offers "Undo" once
     problems = [
         row for row in _rows(selection, result, request.user) if row["item"].outcome != DONE
     ]
@@ -165,4 +177,22 @@ def bulk(request: HttpRequest) -> HttpResponse:
         result = run(actor=owner_actor(request), action=selection.action, ids=selection.ids)
     except ServiceError as error:
         return _refused(request, error)
+    return _done(request, selection, result)
+
+
+@login_required
+@require_POST
+def bulk_undo(request: HttpRequest) -> HttpResponse:
+    """list, undo ("<memory id>:<event id>", repeated), next: take a bulk action back, each
+    item through `memory_undo`; one that changed since is refused and left as it is."""
+    try:
+        name = request.POST.get("list", "")
+        if bulk_list(name).kind != MEMORY:
+            raise validation_error(_("There is no action to undo here."), field="list")
+        result = memories_bulk_undo(actor=owner_actor(request), undo=request.POST.getlist("undo"))
+    except ServiceError as error:
+        return _refused(request, error)
+    ids = [item.id for item in result.items]
+    labels = item_labels(owner_actor(request), MEMORY, ids)
+    selection = Selection(name, MEMORY, "undo", "selected", ids, labels=labels)
     return _done(request, selection, result)

@@ -27,6 +27,8 @@ from memories.services.lifecycle import (
     memory_restore,
 )
 from memories.services.proposals import proposal_dismiss
+from memories.services.undo import ACTIONS as UNDOABLE
+from memories.services.undo import memory_act, memory_undo
 
 MEMORY_ACTIONS: dict[str, Callable] = {
     "confirm": memory_confirm,
@@ -47,6 +49,7 @@ class BulkItem:
     outcome: str  # done | refused | not_found
     code: str = ""
     message: str = ""
+    event: int | None = None  # the event a reversible action recorded: what undo takes
 
 
 @dataclass
@@ -101,15 +104,25 @@ def _run(actor: Actor, kind: str, service: Callable, ids: list[str]) -> list[Bul
             continue
         try:
             if kind == "memory":
-                service(actor=actor, memory_id=parsed)
+                answer = service(actor=actor, memory_id=parsed)
             else:
-                service(actor=actor, proposal_id=parsed)
+                answer = service(actor=actor, proposal_id=parsed)
         except ServiceError as error:
             outcome = NOT_FOUND if error.code == ErrorCode.NOT_FOUND else REFUSED
             items.append(BulkItem(pk, outcome, error.code, error.message))
         else:
-            items.append(BulkItem(pk, DONE))
+            event = answer if type(answer) is int else None
+            items.append(BulkItem(pk, DONE, event=event))
     return items
+
+
+def _reversible(action: str) -> Callable:
+    """The action through `memory_act`, answering the id of the event it recorded."""
+
+    def run(*, actor: Actor, memory_id) -> int | None:
+        return memory_act(actor=actor, memory_id=memory_id, action=action)[1]
+
+    return run
 
 
 def _action(actions: dict[str, Callable], action) -> Callable:
@@ -123,7 +136,31 @@ def memories_bulk(*, actor: Actor, action: str, ids) -> BulkResult:
     service call each; every item's outcome in order. Idempotent as each service is."""
     actor.require_owner("review memories in bulk")
     service, wanted = _action(MEMORY_ACTIONS, action), bulk_ids(ids)
+    if action in UNDOABLE:
+        service = _reversible(action)
     return BulkResult(action, _run(actor, "memory", service, wanted))
+
+
+def memories_bulk_undo(*, actor: Actor, undo) -> BulkResult:
+    """Owner-only. Take back a bulk action: `undo` lists "<memory id>:<event id>" pairs (the
+    events the action recorded); each goes through `memory_undo` on its own, so one that
+    changed since is refused (and left as it is) while the others are undone."""
+    actor.require_owner("undo in bulk")
+    items = []
+    for pair in bulk_ids(undo):
+        memory_id, _, event = pair.partition(":")
+        parsed = _parsed("memory", memory_id)
+        if parsed is None:
+            items.append(BulkItem(memory_id, NOT_FOUND, ErrorCode.NOT_FOUND, "not found"))
+            continue
+        try:
+            memory_undo(actor=actor, memory_id=parsed, event=event)
+        except ServiceError as error:
+            outcome = NOT_FOUND if error.code == ErrorCode.NOT_FOUND else REFUSED
+            items.append(BulkItem(memory_id, outcome, error.code, error.message))
+        else:
+            items.append(BulkItem(memory_id, DONE))
+    return BulkResult("undo", items)
 
 
 def proposals_bulk(*, actor: Actor, action: str, ids) -> BulkResult:
