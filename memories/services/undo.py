@@ -33,6 +33,7 @@ from memories.services.lifecycle import (
     memory_restore,
     memory_unlock,
 )
+from memories.templatetags.dashboard import label
 
 # The card's reversible actions: the service and the event it records when it changes something.
 ACTIONS: dict[str, tuple[Callable, str]] = {
@@ -137,7 +138,7 @@ def memory_undo(*, actor: Actor, memory_id, event) -> Memory:
                     "This memory changed after that action (it is now %(trust)s and "
                     "%(status)s), so it was not undone. Nothing was changed."
                 )
-                % {"trust": memory.get_trust_display(), "status": memory.get_status_display()},
+                % {"trust": label(memory.trust), "status": label(memory.status)},
                 memory,
             )
         if found.event_type in INVERSES:
