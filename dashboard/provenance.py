@@ -106,10 +106,27 @@ def with_origins(memories: list[Memory]) -> list[Memory]:
             memory.dash_origin = _import_label(memory)
         else:
             memory.dash_origin = OriginLabel(_("Written by you"))
-        for link in getattr(memory, "dash_links", []):
-            if link.uri and CAPTURE_URI.match(link.uri):
-                link.dash_text = _("a captured conversation")
-                link.dash_url = memory.dash_origin.url if memory.origin == Origin.CAPTURE else ""
-            elif link.uri:
-                link.dash_text, link.dash_url = link.uri, ""
+        _name_uri_links(memory)
     return memories
+
+
+def _name_uri_links(memory: Memory) -> None:
+    """A link to a resource URI in words; where the memory came from (an import's source,
+    a capture's conversation) is the origin's to say, so those links are not listed twice."""
+    links = getattr(memory, "dash_links", None)
+    if not links:
+        return
+    kept = []
+    for link in links:
+        provenance = (
+            link.uri and link.from_memory_id == memory.pk and link.relation == "derived_from"
+        )
+        if provenance and memory.origin in (Origin.CAPTURE, Origin.IMPORT):
+            continue
+        if link.uri and CAPTURE_URI.match(link.uri):
+            link.dash_text = _("a captured conversation")
+            link.dash_url = memory.dash_origin.url if memory.origin == Origin.CAPTURE else ""
+        elif link.uri:
+            link.dash_text, link.dash_url = link.uri, ""
+        kept.append(link)
+    memory.dash_links = kept
