@@ -109,3 +109,20 @@ document.addEventListener("htmx:configRequest", (event) => {
   if (typeof params.delete === "function") params.delete(unused);
   else delete params[unused];
 });
+
+// --- Memory card: the "More" popover (a plain <details>, so it works without JavaScript).
+// Escape closes it and gives the focus back to its summary; a click elsewhere, or opening
+// another card's menu, closes it, so at most one popover covers the list at a time.
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  const open = event.target.closest && event.target.closest("details.more-actions[open]");
+  if (!open) return;
+  open.open = false;
+  open.querySelector("summary").focus();
+});
+document.addEventListener("click", (event) => {
+  for (const menu of document.querySelectorAll("details.more-actions[open]")) {
+    if (!menu.contains(event.target)) menu.open = false;
+  }
+});
+// --- end memory card
