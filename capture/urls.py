@@ -12,4 +12,5 @@ urlpatterns = [
     path("c/<uuid:candidate_id>/", views.candidate, name="candidate"),
     path("c/<uuid:candidate_id>/approve/", views.approve, name="candidate-approve"),
     path("c/<uuid:candidate_id>/reject/", views.reject, name="candidate-reject"),
+    path("c/<uuid:candidate_id>/reopen/", views.reopen, name="candidate-reopen"),
 ]

@@ -23,6 +23,7 @@ from capture.services.review import (
     candidate_approve,
     candidate_get,
     candidate_reject,
+    candidate_reopen,
     candidates_bulk,
     never_remember_add,
     never_remember_delete,
@@ -149,6 +150,25 @@ def reject(request: HttpRequest, candidate_id) -> HttpResponse:
     if request.htmx:
         return _card(request, _get(request, found.pk), changed=True)
     messages.success(request, _("Rejected. It will not be proposed again."))
+    return back(request, "dashboard:inbox")
+
+
+@login_required
+@require_POST
+def reopen(request: HttpRequest, candidate_id) -> HttpResponse:
+    """Undo a rejection (`candidate_reopen`): the candidate is pending again."""
+    found = _get(request, candidate_id)
+    try:
+        candidate_reopen(actor=owner_actor(request), candidate_id=found.pk)
+    except ServiceError as error:
+        if not request.htmx:
+            messages.error(request, error.message)
+            return back(request, "dashboard:inbox")
+        found = _get(request, found.pk)
+        return _card(request, found, status=error.http_status, error=error.message)
+    if request.htmx:
+        return _card(request, _get(request, found.pk), changed=True)
+    messages.success(request, _("Reopened: it is waiting in the inbox again."))
     return back(request, "dashboard:inbox")
 
 

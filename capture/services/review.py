@@ -176,6 +176,42 @@ def candidate_reject(*, actor: Actor, candidate_id) -> Candidate:
     return candidate
 
 
+@transaction.atomic
+def candidate_reopen(*, actor: Actor, candidate_id) -> Candidate:
+    """Owner-only undo of a rejection: the candidate is pending again and its fingerprint
+    is forgotten, so it may be proposed again. CONFLICT, changing nothing, unless it is
+    rejected now (approved, expired or already reopened) or when another pending candidate
+    already says the same thing."""
+    actor.require_owner("reopen captured candidates")
+    candidate = candidate_get(actor=actor, candidate_id=candidate_id)
+    twin = Candidate.objects.filter(
+        owner=actor.user, fingerprint=candidate.fingerprint, status=CandidateStatus.PENDING
+    ).exclude(pk=candidate.pk)
+    if twin.exists():
+        raise ServiceError(
+            ErrorCode.CONFLICT,
+            "Another pending candidate already proposes this; decide that one instead.",
+            [{"id": str(candidate.pk)}],
+        )
+    now = timezone.now()
+    reopened = Candidate.objects.filter(pk=candidate.pk, status=CandidateStatus.REJECTED).update(
+        status=CandidateStatus.PENDING, decided_at=None, updated_at=now
+    )
+    if not reopened:
+        raise ServiceError(
+            ErrorCode.CONFLICT,
+            f"Only a rejected candidate can be reopened; this one is {candidate.status}.",
+            [{"id": str(candidate.pk), "status": candidate.status}],
+        )
+    RejectedFingerprint.objects.filter(owner=actor.user, fingerprint=candidate.fingerprint).delete()
+    candidate.status, candidate.decided_at, candidate.updated_at = (
+        CandidateStatus.PENDING,
+        None,
+        now,
+    )
+    return candidate
+
+
 def _bulk_ids(ids) -> list[UUID]:
     if not isinstance(ids, list) or not ids:
         raise validation_error("ids must be a non-empty list of candidate ids.", field="ids")
