@@ -9,7 +9,7 @@
 Offline and deterministic: the features of the pair (memories.evolution.compare: cosine
 of the two vectors when both exist, term overlap, polarity flips, rival values, change
 cues, the hand-written reading of memories.evolution.rules) weighed by a small logistic
-model trained on the tuned evolution set (memories.evolution.model). Every verdict lists
+model trained on the evolution sets (memories.evolution.model). Every verdict lists
 the signals that fired, so the owner and the writer can see why. An optional model judge
 (memories.evolution.model_judge) may overrule the offline one on ambiguous pairs.
 """
