@@ -19,13 +19,14 @@ from dashboard.selectors import (
     agent_choices,
     memory_page,
     projects_tab,
+    search_facets,
     search_page,
 )
 from foundation.errors import ServiceError
 from foundation.htmx import answer, refuses_bad_input, requested_fragment
 from foundation.paging import Page
 from foundation.views import owner_actor
-from memories.models import EventType, Kind, Status, Trust
+from memories.models import EventType, Status, Trust
 from memories.selectors import (
     archive_memories,
     core_memories,
@@ -147,7 +148,8 @@ def search(request: HttpRequest) -> HttpResponse:
         error, status, page = exc.message, exc.http_status, Page([], None, None)
     context = {
         "tab": "search", "page": page, "filters": filters, "error": error, "bar": bar,
-        "kinds": Kind.choices, "trusts": Trust.choices, "statuses": Status.choices,
+        "facets": search_facets(request.user, filters),
+        "trusts": Trust.choices, "statuses": Status.choices,
     }  # fmt: skip
     # The live search box and filters ask for new results only (the URL stays clean to share).
     fragment = requested_fragment(request, "page") or (
