@@ -118,13 +118,13 @@ def search_facets(user, filters: MemoryFilters) -> SearchFacets:
             _grouped(mine, "kind"),
         ),
     )
-    by_me = agents.pop("", 0)
+    named = {name: n for name, n in agents.items() if name}  # '' is the owner's own
     agent = (filters.source_agent,) if filters.source_agent else ()
     return SearchFacets(
-        agents=_options(agents, agent, same=lambda a, b: a.casefold() == b.casefold()),
+        agents=_options(named, agent, same=lambda a, b: a.casefold() == b.casefold()),
         projects=_options(projects, (filters.project,) if filters.project else ()),
         kinds=_options(kinds, filters.kind),
-        mine=by_me,
+        mine=agents.get("", 0),
     )
 
 
