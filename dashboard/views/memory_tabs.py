@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
@@ -148,10 +149,11 @@ def search(request: HttpRequest) -> HttpResponse:
         error, status, page = exc.message, exc.http_status, Page([], None, None)
     context = {
         "tab": "search", "page": page, "filters": filters, "error": error, "bar": bar,
-        "facets": search_facets(request.user, filters),
+        "facets": SimpleLazyObject(lambda: search_facets(request.user, filters)),
         "trusts": Trust.choices, "statuses": Status.choices,
     }  # fmt: skip
-    # The live search box and filters ask for new results only (the URL stays clean to share).
+    # The live search box and filters ask for new results only (the URL stays clean to share),
+    # so the facets (lazy) are counted for the whole page only.
     fragment = requested_fragment(request, "page") or (
         "results" if request.htmx and request.htmx.target == "results" else None
     )

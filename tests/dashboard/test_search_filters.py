@@ -171,3 +171,13 @@ def test_a_bad_agent_filter_is_refused_in_place(browser, world):
 def test_another_owners_client_sees_only_their_own_choices(world, other_owner):
     html = DashboardClient(other_owner).get("/search/").content.decode()
     assert 'value="claude-code"' not in html and "Written by me (0)" in html
+
+
+def test_live_results_do_not_count_the_facets_again(browser, world):
+    def grouped(headers) -> list[str]:
+        with CaptureQueriesContext(connection) as captured:
+            browser.get("/search/", {"q": "editor"}, headers=headers)
+        return [q["sql"] for q in captured if "GROUP BY" in q["sql"] and "source_agent" in q["sql"]]
+
+    assert len(grouped({})) == 1  # the agents' counts, for the page's select
+    assert grouped({"HX-Request": "true", "HX-Target": "results"}) == []
