@@ -19,7 +19,8 @@ DAYS = 14
 
 def search_url(**filters) -> str:
     """Search narrowed by `filters` (a list value repeats its name, as the form sends it)."""
-    return f"{reverse('dashboard:search')}?{urlencode(filters, doseq=True)}"
+    query = urlencode(filters, doseq=True)
+    return f"{reverse('dashboard:search')}?{query}" if query else reverse("dashboard:search")
 
 
 def activity_url(agent: str) -> str:

@@ -69,7 +69,7 @@ def test_the_headline_totals_link_to_the_lists_they_count(browser, world):
     headline = html.split('<ul class="headline"', 1)[1].split("</ul>", 1)[0]
     items = re.findall(r'<a href="([^"]+)"><strong>(\d+)</strong> ([^<]+)</a>', headline)
     by_label = {label: (href.replace("&amp;", "&"), int(n)) for href, n, label in items}
-    assert by_label["memories in all"] == ("/search/?", 5)
+    assert by_label["memories in all"] == ("/search/", 5)
     assert by_label["confirmed or locked"][1] == 3 and by_label["written by you"][1] == 3
     for label in ("memories in all", "confirmed or locked", "inferred, to confirm",
                   "written by you"):  # fmt: skip
