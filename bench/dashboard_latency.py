@@ -39,6 +39,7 @@ PAGES = {
     "overview": "/overview/", "core": "/", "projects": "/projects/", "recent": "/recent/", "review": "/review/",
     "archive": "/archive/", "activity": "/activity/", "activity?agent": "/activity/?agent=codex&event_type=created",
     "tokens": "/tokens/", "search (filters)": "/search/?kind=decision&trust=confirmed",
+    "search (agent any case)": "/search/?agent=CURSOR&kind=fact", "search (mine)": "/search/?mine=1",
     "handoffs": "/handoffs/", "handoffs?expired": "/handoffs/?state=expired", "settings": "/settings/",
 }  # fmt: skip
 SEARCHES = {"many": ["deploy", "cache", "缓存", "PostgreSQL"], "few": ["note 12345", "ClickHouse queue"],

@@ -1,20 +1,24 @@
-"""Train the relation judge's logistic model on the TUNED evolution set only.
+"""Train the relation judge's logistic model on the evolution sets named in TRAINED_SETS.
 
     .venv/bin/python bench/judge_train.py            # retrain, write judge_model.json
     .venv/bin/python bench/judge_train.py --check    # retrain, compare with the shipped JSON
-    .venv/bin/python bench/judge_train.py --folds 5  # k-fold figures on the tuned set
-    .venv/bin/python bench/judge_train.py --embed    # recompute the tuned pairs' cosines
+    .venv/bin/python bench/judge_train.py --folds 5  # k-fold figures on the trained sets
+    .venv/bin/python bench/judge_train.py --embed    # recompute the pairs' cosines
+    .venv/bin/python bench/judge_train.py --sets tuned heldout  # train on these only
 
 The pairs are those the judge meets on a write: each scenario's write against every
 existing memory its writer may read in its own scope or the global one (another project's,
 task's or agent's memory never reaches the judge). A pair whose gold is `none` teaches the
 model to answer nothing. The cosines of the tuned pairs (passage vectors of the packaged
-multilingual-e5-small, as a write computes them) are kept in
-tests/fixtures/evolution/tuned_cosines.json, so training needs no model and is exact:
+multilingual-e5-small, as a write computes them) are kept beside each set, in
+tests/fixtures/evolution/<set>_cosines.json, so training needs no model and is exact:
 every pair is learnt twice, once with its cosine and once without (a store with semantic
 recall off). Full-batch gradient descent from zeros, in file order: no randomness.
 
-The held-out set is never read here; bench/evolution_eval.py measures it.
+`tuned` was written to build the judge; `heldout` and `heldout2` were each written blind,
+measured once (their first figures are in docs/evolution.md) and then trained on, for the
+kinds of phrasing they brought. A set written after them is the honest measure and is never
+read here: bench/evolution_eval.py measures it.
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 FIXTURES = ROOT / "tests" / "fixtures" / "evolution"
-COSINES = FIXTURES / "tuned_cosines.json"
+TRAINED_SETS = ("tuned", "heldout", "heldout2")
 CLASSES = ("duplicate", "refines", "supersedes", "contradicts", "related", "none")
 STEPS = 6000
 LEARNING_RATE = 0.5
@@ -59,8 +63,14 @@ def reaches_judge(write: dict, memory: dict) -> bool:
     return (memory["scope_type"], memory["scope_key"]) == (write["scope_type"], write["scope_key"])
 
 
-def tuned_pairs() -> list[dict]:
-    lines = (FIXTURES / "tuned.jsonl").read_text(encoding="utf-8").splitlines()
+def cosines_file(name: str) -> Path:
+    return FIXTURES / f"{name}_cosines.json"
+
+
+def set_pairs(name: str) -> list[dict]:
+    """The pairs of one set, each keyed `<set>:<scenario id>/<ref>` and numbered by scenario
+    across every set read (set_pairs is called in TRAINED_SETS order)."""
+    lines = (FIXTURES / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()
     scenarios = [json.loads(line) for line in lines if line]
     pairs = []
     for number, scenario in enumerate(scenarios):
@@ -86,7 +96,7 @@ def tuned_pairs() -> list[dict]:
         for memory in [*scenario["existing"], *others]:
             if reaches_judge(scenario["write"], memory):
                 pairs.append({
-                    "scenario": number, "key": f"{scenario['id']}/{memory['ref']}",
+                    "scenario": number, "key": f"{scenario['id']}/{memory['ref']}", "set": name,
                     "new": scenario["write"]["content"], "old": memory["content"],
                     "new_passage": passage(scenario["write"]), "old_passage": passage(memory),
                     "gold": gold[memory["ref"]], "nearby": memory.get("nearby", False),
@@ -153,11 +163,11 @@ def train(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return weights
 
 
-def as_json(weights: np.ndarray) -> dict:
+def as_json(weights: np.ndarray, sets) -> dict:
     from memories.evolution.compare import FEATURES
 
     return {
-        "trained_on": "tests/fixtures/evolution/tuned.jsonl",
+        "trained_on": [f"tests/fixtures/evolution/{name}.jsonl" for name in sets],
         "classes": list(CLASSES),
         "features": list(FEATURES),
         "weights": [[round(float(w), 6) for w in row] for row in weights],
@@ -186,17 +196,33 @@ def report(title: str, gold, predicted) -> None:
               f"recall {tp / real if real else 0:.2f}  ({real})")  # fmt: skip
 
 
+def trained_pairs(sets, embed: bool = False) -> tuple[list[dict], dict[str, float]]:
+    """The pairs of `sets` learnt from, scenarios numbered across them, and their cosines."""
+    pairs, cosines, offset = [], {}, 0
+    for name in sets:
+        found = set_pairs(name)
+        path = cosines_file(name)
+        if embed or not path.exists():
+            path.write_text(json.dumps(embed_cosines(found), indent=0, sort_keys=True) + "\n")
+        known = json.loads(path.read_text())
+        for pair in found:
+            pair["scenario"] += offset
+            if pair["key"] in known:
+                cosines[f"{name}:{pair['key']}"] = known[pair["key"]]
+            pair["key"] = f"{name}:{pair['key']}"
+        offset = 1 + max((pair["scenario"] for pair in found), default=offset - 1)
+        pairs += found
+    return taught(pairs, cosines), cosines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--folds", type=int, default=0)
     parser.add_argument("--embed", action="store_true")
+    parser.add_argument("--sets", nargs="+", default=list(TRAINED_SETS))
     args = parser.parse_args()
-    pairs = tuned_pairs()
-    if args.embed or not COSINES.exists():
-        COSINES.write_text(json.dumps(embed_cosines(pairs), indent=0, sort_keys=True) + "\n")
-    cosines = json.loads(COSINES.read_text())
-    pairs = taught(pairs, cosines)
+    pairs, cosines = trained_pairs(args.sets, args.embed)
     x, y = design(pairs, cosines)
     from memories.evolution.model import MODEL_PATH
 
@@ -206,13 +232,13 @@ def main() -> int:
         gold, predicted = [], []
         for fold in range(args.folds):
             test = scenario % args.folds == fold
-            model = as_json(train(x[~test], y[~test]))
+            model = as_json(train(x[~test], y[~test]), args.sets)
             chosen = test & with_cosine
             gold += list(y[chosen])
             predicted += predict(model, x[chosen])
-        report(f"{args.folds}-fold on tuned (with cosines)", gold, predicted)
+        report(f"{args.folds}-fold on {' + '.join(args.sets)} (with cosines)", gold, predicted)
         return 0
-    model = as_json(train(x, y))
+    model = as_json(train(x, y), args.sets)
     if args.check:
         shipped = json.loads(MODEL_PATH.read_text())
         same = shipped == model
@@ -220,11 +246,9 @@ def main() -> int:
         return 0 if same else 1
     MODEL_PATH.write_text(json.dumps(model, indent=1) + "\n")
     counts = Counter(p["gold"] for p in pairs)
-    print(f"trained on {len(pairs)} tuned pairs {dict(counts)}; wrote {MODEL_PATH.name}")
+    print(f"trained on {len(pairs)} pairs of {args.sets} {dict(counts)}; wrote {MODEL_PATH.name}")
     with_cosine = np.tile([True, False], len(pairs))
-    report(
-        "tuned (training fit, with cosines)", list(y[with_cosine]), predict(model, x[with_cosine])
-    )
+    report("training fit, with cosines", list(y[with_cosine]), predict(model, x[with_cosine]))
     return 0
 
 

@@ -19,8 +19,9 @@ TRUST_COLOURS = {
 }
 
 
-def bars(counts: dict[str, int], order, colours=None) -> dict:
-    """Horizontal bars, one row per value in `order`, scaled to the largest."""
+def bars(counts: dict[str, int], order, colours=None, *, link=lambda name: "") -> dict:
+    """Horizontal bars, one row per value in `order`, scaled to the largest; each row's
+    `href` (from `link`) opens the list it counts."""
     top = max(counts.values(), default=0) or 1
     rows = []
     for index, name in enumerate(order):
@@ -28,14 +29,16 @@ def bars(counts: dict[str, int], order, colours=None) -> dict:
         rows.append({
             "name": name, "value": value, "y": index * ROW, "text_y": index * ROW + 15,
             "width": round(BAR_WIDTH * value / top, 1),
-            "colour": (colours or {}).get(name, PALETTE[0]),
+            "colour": (colours or {}).get(name, PALETTE[0]), "href": link(name),
         })  # fmt: skip
     return {"rows": rows, "height": len(order) * ROW, "total": sum(counts.values())}
 
 
-def stacked_columns(days: list[date], cells: dict[tuple[date, str], int]) -> dict:
+def stacked_columns(
+    days: list[date], cells: dict[tuple[date, str], int], *, link=lambda agent: ""
+) -> dict:
     """Stacked columns: one per day, one colour per agent (the busiest MAX_AGENTS by name,
-    the rest as 'others'; the owner as 'you')."""
+    the rest as 'others'; the owner as 'you'); a segment's `href` opens that agent's list."""
     per_agent: dict[str, int] = {}
     for (_, agent), n in cells.items():
         per_agent[agent] = per_agent.get(agent, 0) + n
@@ -59,7 +62,7 @@ def stacked_columns(days: list[date], cells: dict[tuple[date, str], int]) -> dic
             h = round(height * n / top, 1)
             y -= h
             segments.append({"agent": agent, "n": n, "y": round(y, 1), "h": h,
-                             "colour": colour.get(agent, PALETTE[-1])})  # fmt: skip
+                             "colour": colour.get(agent, PALETTE[-1]), "href": link(agent)})  # fmt: skip
         columns.append({"day": day, "bar_x": index * column + 6, "mid_x": index * column + column // 2,
                         "total": totals[day], "segments": segments})  # fmt: skip
     return {"columns": columns, "legend": legend, "height": height, "width": len(days) * column,

@@ -57,6 +57,7 @@ def search_filters(data: QueryDict) -> MemoryFilters:
         source_agent=data.get("agent", "").strip(),
         project=data.get("project", "").strip(),
         q=data.get("q", "").strip(),
+        by_me=data.get("mine") == "1",
     )
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import PersonalAccessToken
@@ -16,7 +16,7 @@ from dashboard.provenance import with_origins
 from dashboard.readable import with_subjects
 from foundation.paging import Page, keyset_page, query_key
 from injection.selectors import injection_counts
-from memories.models import EventType, Memory, MemoryLink
+from memories.models import EventType, Memory, MemoryLink, ScopeType
 from memories.selectors import (
     MAX_FILTER_CHARS,
     MemoryFilters,
@@ -31,6 +31,7 @@ from memories.selectors import (
 MAX_LINKS_PER_PAGE = 500
 MAX_PROJECT_SECTIONS = 100
 MAX_AGENT_CHOICES = 50
+MAX_FACET_OPTIONS = 100
 WRITE_EVENTS = (EventType.CREATED, EventType.REPLACED, EventType.MERGED, EventType.CORRECTED)
 
 
@@ -72,6 +73,61 @@ def search_page(actor, filters: MemoryFilters, cursor: str | None) -> Page:
     """A page of every memory of the owner matching `filters` (see memories_for_owner)."""
     queryset = memories_for_owner(actor, filters)
     return memory_page(actor.user, "search", queryset, cursor, filters)
+
+
+@dataclass(frozen=True)
+class SearchFacets:
+    """Search's choices, each option `{"value", "count", "selected"}`: the agents, projects
+    and kinds the owner's memories (every status) have, and how many the owner wrote."""
+
+    agents: list[dict]
+    projects: list[dict]
+    kinds: list[dict]
+    mine: int
+
+
+def _grouped(queryset: QuerySet, field: str) -> dict[str, int]:
+    return dict(queryset.values_list(field).annotate(n=Count("*")).order_by())
+
+
+def _options(counts: dict[str, int], chosen, *, same=lambda a, b: a == b) -> list[dict]:
+    """The busiest MAX_FACET_OPTIONS values by name, plus a chosen one that has none (a
+    bookmarked filter keeps showing what it filters by)."""
+    busiest = sorted(counts, key=lambda value: (-counts[value], value))[:MAX_FACET_OPTIONS]
+    options = [
+        {"value": value, "count": counts[value], "selected": any(same(value, c) for c in chosen)}
+        for value in sorted(busiest)
+    ]
+    options += [
+        {"value": c, "count": 0, "selected": True}
+        for c in chosen
+        if c and not any(same(option["value"], c) for option in options)
+    ]
+    return options
+
+
+def search_facets(user, filters: MemoryFilters) -> SearchFacets:
+    """One grouped COUNT per facet, each over an owner-leading index (agent, scope, kind),
+    reused until the owner's next write; the counts are the owner's whole store, so an
+    option says how much there is to find, whatever else is filtered."""
+    mine = Memory.objects.filter(owner=user)
+    agents, projects, kinds = per_generation(
+        user,
+        "search-facets",
+        lambda: (
+            _grouped(mine, "source_agent"),
+            _grouped(mine.filter(scope_type=ScopeType.PROJECT), "scope_key"),
+            _grouped(mine, "kind"),
+        ),
+    )
+    named = {name: n for name, n in agents.items() if name}  # '' is the owner's own
+    agent = (filters.source_agent,) if filters.source_agent else ()
+    return SearchFacets(
+        agents=_options(named, agent, same=lambda a, b: a.casefold() == b.casefold()),
+        projects=_options(projects, (filters.project,) if filters.project else ()),
+        kinds=_options(kinds, filters.kind),
+        mine=agents.get("", 0),
+    )
 
 
 @dataclass
@@ -140,15 +196,16 @@ def writes_by_day(user, days: list[date]) -> dict[tuple[date, str], int]:
     return cells
 
 
-def overview_totals(user, days: list[date]) -> tuple[dict, dict, dict]:
-    """(memories by kind, by trust, writes per day and agent). Tens of ms at 100k
-    memories, so reused until the owner's next write."""
+def overview_totals(user, days: list[date]) -> tuple[dict, dict, dict, dict]:
+    """(memories by kind, by trust, by agent ('' for the owner), writes per day and agent).
+    Tens of ms at 100k memories, so reused until the owner's next write."""
     return per_generation(
         user,
         f"overview:{days[-1].isoformat()}",
         lambda: (
             memory_totals(user, "kind"),
             memory_totals(user, "trust"),
+            memory_totals(user, "source_agent"),
             writes_by_day(user, days),
         ),
     )

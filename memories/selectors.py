@@ -65,7 +65,8 @@ def memories_visible_to(actor: Actor) -> QuerySet[Memory]:
 @dataclass(frozen=True)
 class MemoryFilters:
     """What the owner narrows a memory list by. Enum filters hold already checked values;
-    an empty one means "any". `q` is a case-insensitive substring of the content."""
+    an empty one means "any". `q` is a case-insensitive substring of the content,
+    `source_agent` an agent's name in any case; `by_me` keeps what the owner wrote."""
 
     kind: tuple[str, ...] = ()
     trust: tuple[str, ...] = ()
@@ -77,6 +78,7 @@ class MemoryFilters:
     source_agent: str = ""
     key: str = ""
     q: str = ""
+    by_me: bool = False
 
 
 TEXT_FILTERS = ("scope_key", "project", "source_agent", "key", "q")
@@ -99,9 +101,13 @@ def memories_for_owner(actor: Actor, filters: MemoryFilters) -> QuerySet[Memory]
             )
     if filters.project:
         queryset = queryset.filter(scope_type=ScopeType.PROJECT, scope_key=filters.project)
-    for name in ("scope_key", "source_agent", "key"):
+    for name in ("scope_key", "key"):
         if getattr(filters, name):
             queryset = queryset.filter(**{name: getattr(filters, name)})
+    if filters.source_agent:  # `CURSOR` finds cursor's: names are not spelled consistently
+        queryset = queryset.filter(source_agent__iexact=filters.source_agent)
+    if filters.by_me:  # the owner's writes carry no agent (as their history events)
+        queryset = queryset.filter(source_agent="")
     if filters.q:
         queryset = queryset.filter(content__icontains=filters.q)
     return queryset
@@ -347,8 +353,8 @@ def owner_events(user, *, agent: str = "", event_type: str = "") -> QuerySet[Mem
 
 
 def memory_totals(user, field: str) -> dict[str, int]:
-    """The owner's memories counted by `field` (kind, trust): COUNT(*) grouped by an indexed
-    column, which the (owner, kind | trust, status) indexes answer without reading a row."""
+    """The owner's memories counted by `field` (kind, trust, source_agent): COUNT(*) grouped
+    by an indexed column, which the owner-leading indexes answer without reading a row."""
     mine = Memory.objects.filter(owner=user)
     return dict(mine.values_list(field).annotate(n=Count("*")).order_by())
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
@@ -20,13 +21,14 @@ from dashboard.selectors import (
     agent_choices,
     memory_page,
     projects_tab,
+    search_facets,
     search_page,
 )
 from foundation.errors import ServiceError
 from foundation.htmx import answer, refuses_bad_input, requested_fragment
 from foundation.paging import Page
 from foundation.views import owner_actor
-from memories.models import EventType, Kind, Status, Trust
+from memories.models import EventType, Status, Trust
 from memories.selectors import (
     archive_memories,
     core_memories,
@@ -150,9 +152,11 @@ def search(request: HttpRequest) -> HttpResponse:
         error, status, page = exc.message, exc.http_status, Page([], None, None)
     context = {
         "tab": "search", "page": page, "filters": filters, "error": error, "bar": bar,
-        "kinds": Kind.choices, "trusts": Trust.choices, "statuses": Status.choices,
+        "facets": SimpleLazyObject(lambda: search_facets(request.user, filters)),
+        "trusts": Trust.choices, "statuses": Status.choices,
     }  # fmt: skip
-    # The live search box and filters ask for new results only (the URL stays clean to share).
+    # The live search box and filters ask for new results only (the URL stays clean to share),
+    # so the facets (lazy) are counted for the whole page only.
     fragment = requested_fragment(request, "page") or (
         "results" if request.htmx and request.htmx.target == "results" else None
     )

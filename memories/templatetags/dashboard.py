@@ -1,6 +1,12 @@
-"""Template helpers of the dashboard: translated labels for stored enum values."""
+"""Template helpers of the dashboard: translated labels for stored enum values, and
+search terms marked in a memory's text."""
+
+import re
 
 from django import template
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.text import normalize_newlines
 from django.utils.translation import gettext_lazy as _
 
 register = template.Library()
@@ -30,3 +36,29 @@ LABELS = {
 @register.filter
 def label(value) -> str:
     return LABELS.get(str(value), value)
+
+
+MAX_MARKED_TERMS = 10
+
+
+@register.filter
+def highlight(text, query) -> SafeString:
+    """`text` escaped, with line breaks kept (as `linebreaksbr`) and every occurrence of the
+    query's words in `<mark>`, in any case. Words are split on spaces only, so a Chinese
+    query (no spaces) is marked as the one phrase Search matched. The pieces are escaped
+    one by one, so no mark can open inside an escaped entity or the text's own markup."""
+    text = str(text)
+    terms = sorted({word for word in str(query or "").split() if word}, key=len, reverse=True)
+    if not terms:
+        return mark_safe(_breaks(escape(text)))
+    pattern = re.compile("|".join(re.escape(term) for term in terms[:MAX_MARKED_TERMS]), re.I)
+    pieces, start = [], 0
+    for found in pattern.finditer(text):
+        pieces += [escape(text[start : found.start()]), f"<mark>{escape(found.group())}</mark>"]
+        start = found.end()
+    pieces.append(escape(text[start:]))
+    return mark_safe(_breaks("".join(pieces)))
+
+
+def _breaks(html: str) -> str:
+    return normalize_newlines(html).replace("\n", "<br>")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from foundation.actors import Actor
@@ -13,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 def test_overview_draws_kinds_trust_and_writes_per_agent(browser, world):
     html = browser.get("/overview/").content.decode()
-    assert html.count("<svg") == 3 and 'role="img"' in html
+    assert html.count("<svg") == 3 and html.count('role="group"') == 3
     assert "<title>preference: 4</title>" in html  # locked, confirmed, disputed, archived
     assert "<title>fact: 1</title>" in html
     assert (
@@ -32,3 +34,45 @@ def test_overview_counts_only_the_owners_memories(world, other_owner):
 def test_an_empty_store_draws_empty_charts(browser):
     html = browser.get("/overview/").content.decode()
     assert "No writes in this period." in html
+
+
+def bar_links(html: str) -> dict[str, str]:
+    """Each chart link's accessible name → where it goes."""
+    found = re.findall(r'<a href="([^"]+)" aria-label="([^"]+)">', html)
+    return {name: href.replace("&amp;", "&") for href, name in found}
+
+
+def matching(browser, href: str) -> int:
+    html = browser.get(href).content.decode()
+    found = re.search(r"(\d+) memor(?:y matches|ies match)\.", html)
+    assert found, f"no result count at {href}"
+    return int(found.group(1))
+
+
+def test_every_kind_and_trust_bar_opens_search_filtered_to_what_it_counts(browser, world):
+    links = bar_links(browser.get("/overview/").content.decode())
+    assert links["fact: 1"] == "/search/?kind=fact"
+    assert links["inferred: 2"] == "/search/?trust=inferred"
+    for name in ("preference: 4", "fact: 1", "decision: 0", "locked: 1", "inferred: 2"):
+        assert matching(browser, links[name]) == int(name.split(": ")[1]), name
+
+
+def test_a_write_segment_opens_that_agents_activity(browser, world):
+    links = bar_links(browser.get("/overview/").content.decode())
+    agent = next(href for name, href in links.items() if "claude-code: 2" in name)
+    you = next(href for name, href in links.items() if "you:" in name)
+    assert agent == "/activity/?agent=claude-code" and you == "/activity/?agent=owner"
+
+
+def test_the_headline_totals_link_to_the_lists_they_count(browser, world):
+    html = browser.get("/overview/").content.decode()
+    headline = html.split('<ul class="headline"', 1)[1].split("</ul>", 1)[0]
+    items = re.findall(r'<a href="([^"]+)"><strong>(\d+)</strong> ([^<]+)</a>', headline)
+    by_label = {label: (href.replace("&amp;", "&"), int(n)) for href, n, label in items}
+    assert by_label["memories in all"] == ("/search/", 5)
+    assert by_label["confirmed or locked"][1] == 3 and by_label["written by you"][1] == 3
+    for label in ("memories in all", "confirmed or locked", "inferred, to confirm",
+                  "written by you"):  # fmt: skip
+        href, n = by_label[label]
+        assert matching(browser, href) == n, label
+    assert "<strong>2</strong> written by agents" in headline

@@ -33,12 +33,15 @@ evaluation = _load_eval()
 TUNED = evaluation.read_set("tuned")
 HELDOUT = evaluation.read_set("heldout")
 HELDOUT2 = evaluation.read_set("heldout2")
-ALL = TUNED + HELDOUT + HELDOUT2
+HELDOUT3 = evaluation.read_set("heldout3")
+ALL = TUNED + HELDOUT + HELDOUT2 + HELDOUT3
 SETS = pytest.mark.parametrize(
-    "scenarios", [TUNED, HELDOUT, HELDOUT2], ids=["tuned", "heldout", "heldout2"]
+    "scenarios",
+    [TUNED, HELDOUT, HELDOUT2, HELDOUT3],
+    ids=["tuned", "heldout", "heldout2", "heldout3"],
 )
 # Each set's scenario ids start with its own prefix (h001, h2-001), so no set repeats an id.
-PREFIXES = ((TUNED, "t"), (HELDOUT, "h"), (HELDOUT2, "h2-"))
+PREFIXES = ((TUNED, "t"), (HELDOUT, "h"), (HELDOUT2, "h2-"), (HELDOUT3, "h3-"))
 SCENARIO_FIELDS = {"id", "lang", "existing", "write", "gold", "note"}
 MEMORY_FIELDS = {
     "ref", "content", "kind", "author", "trust", "scope_type", "scope_key", "visibility",
@@ -199,8 +202,12 @@ def test_each_set_has_the_hard_cases(scenarios):
 
 @pytest.mark.parametrize(
     ("later", "earlier", "size"),
-    [(HELDOUT, [TUNED], 80), (HELDOUT2, [TUNED, HELDOUT], 130)],
-    ids=["heldout", "heldout2"],
+    [
+        (HELDOUT, [TUNED], 80),
+        (HELDOUT2, [TUNED, HELDOUT], 130),
+        (HELDOUT3, [TUNED, HELDOUT, HELDOUT2], 180),
+    ],
+    ids=["heldout", "heldout2", "heldout3"],
 )
 def test_a_heldout_set_shares_no_project_agent_or_statement_with_the_sets_before_it(
     later, earlier, size
