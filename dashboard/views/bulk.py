@@ -32,6 +32,7 @@ from dashboard.lists import (
 )
 from foundation.errors import ServiceError, validation_error
 from foundation.htmx import answer
+from foundation.messages import localize
 from foundation.views import back, owner_actor, safe_next
 from memories.contract import MAX_BULK_ITEMS
 from memories.services.bulk import DONE, BulkResult, memories_bulk, proposals_bulk
@@ -98,9 +99,9 @@ def _rows(selection: Selection, result: BulkResult) -> list[dict]:
 
 def _refused(request: HttpRequest, error: ServiceError) -> HttpResponse:
     if request.htmx:
-        context = {"error": error.message, "tab": ""}
+        context = {"error": error.localized, "tab": ""}
         return answer(request, "dashboard/bulk.html", context, fragment="result", status=400)
-    messages.error(request, error.message)
+    messages.error(request, error.localized)
     return back(request)
 
 
@@ -138,7 +139,7 @@ def _done(request: HttpRequest, selection: Selection, result: BulkResult) -> Htt
 
 
 def _reason(item) -> str:
-    return item.message if item.outcome == "refused" else _("not found")
+    return localize(item.message) if item.outcome == "refused" else _("not found")
 
 
 @login_required

@@ -88,8 +88,8 @@ def act(request: HttpRequest, memory_id, action: str) -> HttpResponse:
         raise_404_if_missing(error)
         if request.htmx:
             memory = _get(request, memory_id)
-            return _card(request, memory, error=error.message, status=error.http_status)
-        messages.error(request, error.message)
+            return _card(request, memory, error=error.localized, status=error.http_status)
+        messages.error(request, error.localized)
         return back(request)
     if request.htmx:
         return _card(request, memory, counts_changed=True)
@@ -113,7 +113,7 @@ def correct(request: HttpRequest, memory_id) -> HttpResponse:
     except ServiceError as exc:
         raise_404_if_missing(exc)
         status = 409 if exc.code in (ErrorCode.CONFLICT, ErrorCode.VERSION_CONFLICT) else 400
-        error = _changed_since(memory) if exc.code == ErrorCode.VERSION_CONFLICT else exc.message
+        error = _changed_since(memory) if exc.code == ErrorCode.VERSION_CONFLICT else exc.localized
         return _card(request, memory, mode="edit", draft=content, field_error=error, status=status)
     notice = _("Saved as version %(v)s.") % {"v": corrected.version}
     if request.htmx:

@@ -3,6 +3,8 @@
 from django import template
 from django.utils.translation import gettext_lazy as _
 
+from foundation.messages import localize
+
 register = template.Library()
 
 # Stored values (trust, status, kinds, event types, scopes) shown in the owner's language.
@@ -30,3 +32,10 @@ LABELS = {
 @register.filter
 def label(value) -> str:
     return LABELS.get(str(value), value)
+
+
+@register.filter
+def service_text(value):
+    """English text a service wrote (an event's reason, a rule's or a job's description, a
+    refusal), in the owner's language when it is one of the services' own messages."""
+    return localize(str(value)) if value else value
