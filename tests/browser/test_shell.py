@@ -56,6 +56,15 @@ WIDEST = """() => {
 }"""
 
 
+# A label on one line is under ~2.6 font sizes tall (line height plus padding); broken one
+# character per line, 已确认 stands three times that.
+STACKED = """() => [...document.querySelectorAll(
+    '#main .badge, #main button, #main .button, #main th[scope=col], .count')]
+  .filter((e) => e.checkVisibility() && /[\\u3400-\\u9fff]/.test(e.textContent))
+  .filter((e) => e.getBoundingClientRect().height > 2.6 * parseFloat(getComputedStyle(e).fontSize))
+  .map((e) => e.textContent.trim())"""
+
+
 def test_no_tab_is_wider_than_a_phone(chromium, live_server, store, shoot):
     context = phone(chromium, live_server)
     page = context.new_page()
@@ -69,6 +78,8 @@ def test_no_tab_is_wider_than_a_phone(chromium, live_server, store, shoot):
             page.wait_for_load_state("networkidle")
             measure = page.evaluate(WIDEST)
             assert measure["page"] <= PHONE["width"], (href, language, measure)
+            if language == "zh-hans":
+                assert page.evaluate(STACKED) == [], href
     shoot(page, "shell-phone-settings")
     context.close()
 
