@@ -120,6 +120,7 @@ const busyControls = (elt) => {
   if (elt.matches("form")) return Array.from(elt.querySelectorAll("button:not([type=button])"));
   return [];
 };
+let pending = 0; // requests under way: the busy line shows until the last one is answered
 document.addEventListener("htmx:beforeRequest", (event) => {
   for (const control of busyControls(event.detail.elt)) {
     if (control.getAttribute("aria-disabled") === "true") continue;
@@ -128,6 +129,9 @@ document.addEventListener("htmx:beforeRequest", (event) => {
   }
   const target = event.detail.target;
   if (target && target.setAttribute) target.setAttribute("aria-busy", "true");
+  pending += 1;
+  const line = document.getElementById("busy");
+  if (line) line.classList.add("htmx-request");
 });
 document.addEventListener("htmx:afterRequest", (event) => {
   for (const control of busyControls(event.detail.elt)) {
@@ -135,7 +139,11 @@ document.addEventListener("htmx:afterRequest", (event) => {
     control.removeAttribute("aria-disabled");
     delete control.dataset.busy;
   }
+  pending = Math.max(0, pending - 1);
+  if (pending) return;
   for (const busy of document.querySelectorAll("[aria-busy=true]")) busy.removeAttribute("aria-busy");
+  const line = document.getElementById("busy");
+  if (line) line.classList.remove("htmx-request");
 });
 const refuseBusy = (event) => {
   const control = event.target.closest && event.target.closest("[data-busy]");

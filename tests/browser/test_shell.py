@@ -165,3 +165,37 @@ def test_shortcuts_are_ignored_while_typing(page, owner, make_token):
     page.keyboard.type("jkc/")
     assert field.input_value() == "jkc/"
     page.wait_for_function("document.activeElement.id === 'q'")
+
+
+def test_a_waiting_action_shows_the_indicator_and_disables_its_button(page, owner, make_token):
+    agent = Actor.agent(make_token("claude-code")[0])
+    memory = MemoryFactory(actor=agent, content="Tests run with pytest.", trust="inferred")
+    sign_in(page)
+    page.goto("/review/")
+    held = []
+    page.route(f"**/m/{memory.pk}/confirm/", lambda route: held.append(route))
+    button = page.locator(f"#m-{memory.pk} button.confirm")
+    button.click()
+    page.wait_for_function(
+        f"document.querySelector('#m-{memory.pk} button.confirm').getAttribute('aria-disabled')"
+        " === 'true' && document.getElementById('busy').classList.contains('htmx-request')"
+    )
+    button.click(force=True)  # a second click while waiting sends nothing more
+    assert len(held) == 1
+    held[0].continue_()
+    page.wait_for_function(f"document.querySelector('#m-{memory.pk}.trust-confirmed') !== null")
+    page.wait_for_function("!document.getElementById('busy').classList.contains('htmx-request')")
+    assert Memory.objects.get(pk=memory.pk).trust == "confirmed"
+
+
+def test_x_ticks_the_current_items_checkbox(page, owner, make_token):
+    agent = Actor.agent(make_token("claude-code")[0])
+    memory = MemoryFactory(actor=agent, content="Tests run with pytest.", trust="inferred")
+    sign_in(page)
+    page.goto("/review/")
+    page.keyboard.press("j")
+    page.wait_for_function(f"document.activeElement.id === 'm-{memory.pk}'")
+    page.keyboard.press("x")
+    page.wait_for_function(f"document.querySelector('#m-{memory.pk} input[name=ids]').checked")
+    page.keyboard.press("x")
+    page.wait_for_function(f"!document.querySelector('#m-{memory.pk} input[name=ids]').checked")
