@@ -163,7 +163,7 @@ document.addEventListener("submit", refuseBusy, true);
 const ITEMS = "#main article.card[id]";
 const ITEM_KEYS = { c: "button.confirm", l: "button.lock", a: "button.archive" };
 const typing = (element) =>
-  element && (element.isContentEditable || element.matches("input, textarea, select"));
+  element && element.matches && (element.isContentEditable || element.matches("input, textarea, select"));
 const currentItem = () => {
   const active = document.activeElement;
   return (active && active.closest && active.closest(ITEMS)) || document.querySelector(`${ITEMS}.kbd-current`);
