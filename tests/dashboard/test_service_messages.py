@@ -97,3 +97,9 @@ def test_the_agent_api_keeps_its_english_envelope(client, make_token):
     error = response.json()["error"]
     assert response.status_code == 422 and error["code"] == "SECRET_REJECTED"
     assert error["message"].startswith("content looks like it contains a credential (rule: ")
+
+
+def test_a_bad_strip_marker_is_refused_in_chinese(zh):
+    response = zh.post("/settings/markers/", {"start": "", "end": "</m>"}, htmx=True)
+    assert response.status_code == 400
+    assert "起始标记不能为空。" in response.content.decode()
