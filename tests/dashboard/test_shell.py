@@ -95,3 +95,7 @@ def test_wide_tables_scroll_in_their_own_focusable_box(browser, world, make_toke
             )
         )
         assert tables and wrapped == tables, path
+
+
+def test_no_template_comment_leaks_into_the_page(browser, world):
+    assert "{#" not in browser.get("/").content.decode()
