@@ -21,6 +21,10 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
 
+from django.utils.translation import gettext_noop
+
+from foundation.messages import known, rendered
+
 INJECTION_OPEN = "<continuity-memory"  # followed by attributes and ">"
 INJECTION_CLOSE = "</continuity-memory>"
 
@@ -45,13 +49,29 @@ _in_force: ContextVar[tuple[Pair, ...] | None] = ContextVar("capture_strip_marke
 def marker_problem(start: str, end: str) -> tuple[str, str] | None:
     """Why a (start, end) pair cannot be a fence, as (side, message), or None when it can."""
     for side, value in (("start", start), ("end", end)):
+        empty, long, spaced = PROBLEMS[side]
         if not value:
-            return side, f"The {side} marker must not be empty."
+            return side, empty
         if len(value) > MAX_MARKER_CHARS:
-            return side, f"The {side} marker must be at most {MAX_MARKER_CHARS} characters."
+            return side, rendered(long, n=MAX_MARKER_CHARS)
         if any(ch in value for ch in "\r\n\t") or value != value.strip():
-            return side, f"The {side} marker must be one line without surrounding spaces."
+            return side, spaced
     return None
+
+
+# English, as the agent API and settings checks say it; the dashboard shows it translated.
+PROBLEMS = {
+    "start": (
+        gettext_noop("The start marker must not be empty."),
+        known(gettext_noop("The start marker must be at most %(n)s characters.")),
+        gettext_noop("The start marker must be one line without surrounding spaces."),
+    ),
+    "end": (
+        gettext_noop("The end marker must not be empty."),
+        known(gettext_noop("The end marker must be at most %(n)s characters.")),
+        gettext_noop("The end marker must be one line without surrounding spaces."),
+    ),
+}
 
 
 def configured_pairs() -> tuple[Pair, ...]:

@@ -8,6 +8,7 @@ Rules run in this order, so events go before the batches they point to.
 from __future__ import annotations
 
 from django.db.models import Q
+from django.utils.translation import gettext_noop
 
 from capture.models import BatchStatus, CandidateStatus
 from foundation.maintenance.retention import RetentionRule, register_rule
@@ -19,8 +20,8 @@ register_rule(RetentionRule(
     setting="CONTINUITY_RETENTION_EVENTS_DAYS",
     default=7,
     unit="days",
-    description="Captured conversation (redacted) once it is this old; candidates keep their "
-    "evidence sentences.",
+    description=gettext_noop("Captured conversation (redacted) once it is this old; candidates keep their "
+    "evidence sentences."),
 ))  # fmt: skip
 register_rule(RetentionRule(
     name="pending_candidates",
@@ -31,8 +32,8 @@ register_rule(RetentionRule(
     unit="days",
     extra=Q(status=CandidateStatus.PENDING),
     update={"status": CandidateStatus.EXPIRED},
-    description="Candidates left pending this long (no new evidence either) become expired; "
-    "their evidence is kept.",
+    description=gettext_noop("Candidates left pending this long (no new evidence either) become expired; "
+    "their evidence is kept."),
 ))  # fmt: skip
 register_rule(RetentionRule(
     name="capture_batches",
@@ -42,6 +43,6 @@ register_rule(RetentionRule(
     default=7,
     unit="days",
     extra=Q(status__in=(BatchStatus.DONE, BatchStatus.FAILED)),
-    description="Processed capture batches (their status and counts) this long after they "
-    "finished; a failed batch's raw items go with it.",
+    description=gettext_noop("Processed capture batches (their status and counts) this long after they "
+    "finished; a failed batch's raw items go with it."),
 ))  # fmt: skip

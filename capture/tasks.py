@@ -10,6 +10,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 from django.db.models import Max, Min
+from django.utils.translation import gettext_noop
 
 from capture.models import BatchStatus, CaptureBatch
 from capture.services import ingest
@@ -24,7 +25,9 @@ SWEEP_JOB = register_job(
     PeriodicJob(
         name="capture.sweep_batches",
         interval_setting="CONTINUITY_CAPTURE_SWEEP_INTERVAL_SECONDS",
-        description="Send again capture batches that waited too long (a broker outage).",
+        description=gettext_noop(
+            "Send again capture batches that waited too long (a broker outage)."
+        ),
     )
 )
 

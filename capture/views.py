@@ -40,7 +40,7 @@ def _get(request: HttpRequest, candidate_id) -> Candidate:
     try:
         return candidate_get(actor=owner_actor(request), candidate_id=candidate_id)
     except ServiceError as error:
-        raise Http404(error.message) from error
+        raise Http404(error.localized) from error
 
 
 def _card(
@@ -122,12 +122,12 @@ def approve(request: HttpRequest, candidate_id) -> HttpResponse:
         # An edit that was refused stays an edit; a conflict (decided meanwhile) does not.
         mode = "edit" if "content" in fields and error.code != ErrorCode.CONFLICT else "view"
         if not request.htmx and mode == "view":
-            messages.error(request, error.message)
+            messages.error(request, error.localized)
             return back(request, "dashboard:inbox")
         found = _get(request, found.pk)
         return _card(
             request, found, status=error.http_status, changed=True, mode=mode,
-            draft=fields.get("content", found.content), error=error.message,
+            draft=fields.get("content", found.content), error=error.localized,
         )  # fmt: skip
     if request.htmx:
         return _card(request, _get(request, decided.pk), changed=True)
@@ -143,10 +143,10 @@ def reject(request: HttpRequest, candidate_id) -> HttpResponse:
         candidate_reject(actor=owner_actor(request), candidate_id=found.pk)
     except ServiceError as error:
         if not request.htmx:
-            messages.error(request, error.message)
+            messages.error(request, error.localized)
             return back(request, "dashboard:inbox")
         found = _get(request, found.pk)
-        return _card(request, found, status=error.http_status, changed=True, error=error.message)
+        return _card(request, found, status=error.http_status, changed=True, error=error.localized)
     if request.htmx:
         return _card(request, _get(request, found.pk), changed=True)
     messages.success(request, _("Rejected. It will not be proposed again."))
@@ -184,7 +184,7 @@ def bulk(request: HttpRequest) -> HttpResponse:
             visibility="shared" if request.POST.get("shared") else "private",
         )  # fmt: skip
     except ServiceError as error:
-        return _inbox_answer(request, error=error.message)
+        return _inbox_answer(request, error=error.localized)
     if action == "approve":
         notice = ngettext("Approved %(n)s candidate.", "Approved %(n)s candidates.", len(decided))
     else:
@@ -200,7 +200,7 @@ def pattern_add(request: HttpRequest) -> HttpResponse:
             actor=owner_actor(request), pattern=request.POST.get("pattern", "")
         )
     except ServiceError as error:
-        return _inbox_answer(request, error=error.message)
+        return _inbox_answer(request, error=error.localized)
     notice = _("Extraction will never propose anything containing “%(p)s”.") % {"p": row.pattern}
     if expired:
         notice += " " + ngettext(
@@ -217,5 +217,5 @@ def pattern_delete(request: HttpRequest, pattern_id: int) -> HttpResponse:
     try:
         never_remember_delete(actor=owner_actor(request), pattern_id=pattern_id)
     except ServiceError as error:
-        raise Http404(error.message) from error
+        raise Http404(error.localized) from error
     return _inbox_answer(request, notice=_("The phrase was removed."))

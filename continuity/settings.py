@@ -98,6 +98,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "dashboard.counts.tab_counts_context",
+                "dashboard.theme.theme_context",
             ],
         },
     },

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
+from foundation.messages import localize
 from memories.models import Memory
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.I)
@@ -66,7 +67,8 @@ def parts(text: str, known: dict[str, str]) -> list[Part]:
 
 def readable_message(user, text: str) -> str:
     """A refusal's message as plain text, each memory id in it replaced by an excerpt."""
-    known = memory_excerpts(user, UUID.findall(text or ""))
+    text = localize(text or "")  # the owner's language first, then ids in words
+    known = memory_excerpts(user, UUID.findall(text))
     return "".join(part.text for part in parts(text, known))
 
 
@@ -79,5 +81,5 @@ def with_subjects(user, events: list) -> list:
     known = memory_excerpts(user, ids)
     for event in events:
         event.dash_subject = memory_part(event.memory_id, known)
-        event.dash_reason = parts(event.reason, known)
+        event.dash_reason = parts(localize(event.reason or ""), known)
     return events

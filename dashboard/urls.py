@@ -4,7 +4,16 @@ every app's tabs."""
 from django.urls import include, path
 
 from accounts import views as site
-from dashboard.views import bulk, counts, overview, preferences, proposals, settings_page, tokens
+from dashboard.views import (
+    bulk,
+    counts,
+    overview,
+    preferences,
+    proposals,
+    settings_page,
+    theme,
+    tokens,
+)
 from dashboard.views import memory_actions as actions
 from dashboard.views import memory_tabs as pages
 from handoff import views as handoffs
@@ -47,6 +56,7 @@ urlpatterns = [
     ),
     path("settings/semantic/", settings_page.semantic_status, name="semantic-status"),
     path("settings/semantic/backfill/", settings_page.semantic_backfill, name="semantic-backfill"),
+    path("theme/", theme.theme_set, name="theme"),
     path("tokens/", tokens.tokens, name="tokens"),
     path("tokens/<int:token_id>/revoke/", tokens.token_revoke_view, name="token-revoke"),
     path("signin/", site.SignInView.as_view(), name="signin"),

@@ -11,6 +11,8 @@ import re
 from enum import StrEnum
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 
 class ErrorCode(StrEnum):
     VALIDATION_ERROR = "VALIDATION_ERROR"
@@ -56,11 +58,31 @@ class ServiceError(Exception):
     """A failed operation. Raised before anything is written, or inside the transaction
     that is then rolled back, so a failed call leaves the database as it was."""
 
-    def __init__(self, code: ErrorCode, message: str, details: list[Any] | None = None):
-        super().__init__(message)
+    def __init__(
+        self,
+        code: ErrorCode,
+        message: str,
+        details: list[Any] | None = None,
+        *,
+        params: dict[str, Any] | None = None,
+    ):
+        # `message` may be a template (`foundation.messages`): the envelope carries it
+        # rendered in English, a person's door renders it in their language (`localized`).
+        self.template = message
+        self.params = dict(params or {})
+        self.message = message % self.params if self.params else message
+        super().__init__(self.message)
         self.code = ErrorCode(code)
-        self.message = message
         self.details = details or []
+
+    @property
+    def localized(self) -> str:
+        """The message in the active language (for the dashboard; the envelope stays English)."""
+        from foundation.messages import localize, translated
+
+        if self.params:
+            return translated(self.template, self.params)
+        return localize(self.message)
 
     @property
     def http_status(self) -> int:
@@ -143,17 +165,23 @@ def retry_after_of(error: ServiceError) -> int | None:
     return None
 
 
-def validation_error(message: str, *, field: str | None = None) -> ServiceError:
-    details = [{"field": field, "message": message}] if field else []
-    return ServiceError(ErrorCode.VALIDATION_ERROR, message, details)
+def validation_error(message: str, *, field: str | None = None, **params) -> ServiceError:
+    """`message` may be a template with `params` (`foundation.messages`)."""
+    error = ServiceError(ErrorCode.VALIDATION_ERROR, message, params=params)
+    if field:
+        error.details = [{"field": field, "message": error.message}]
+    return error
 
 
 def not_found(what: str = "memory") -> ServiceError:
-    return ServiceError(ErrorCode.NOT_FOUND, f"No such {what}.")
+    return ServiceError(ErrorCode.NOT_FOUND, NO_SUCH, params={"what": what})
 
 
-def forbidden(message: str) -> ServiceError:
-    return ServiceError(ErrorCode.FORBIDDEN, message)
+def forbidden(message: str, **params) -> ServiceError:
+    return ServiceError(ErrorCode.FORBIDDEN, message, params=params)
+
+
+NO_SUCH = gettext_noop("No such %(what)s.")
 
 
 # Seconds a client is told to wait when the database cannot be reached.

@@ -12,6 +12,7 @@ from celery import shared_task
 from django.core.cache import cache
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from foundation.maintenance import retention
 from foundation.maintenance.runs import PeriodicJob, job_run, register_job
@@ -33,7 +34,7 @@ RETENTION_JOB = register_job(
     PeriodicJob(
         name="continuity.retention_cleanup",
         interval_setting="CONTINUITY_RETENTION_INTERVAL_SECONDS",
-        description="Remove what the retention windows say has expired.",
+        description=gettext_noop("Remove what the retention windows say has expired."),
     )
 )
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_noop
+
 from foundation.maintenance.retention import RetentionRule, register_rule
 
 register_rule(RetentionRule(
@@ -11,6 +13,6 @@ register_rule(RetentionRule(
     setting="CONTINUITY_RETENTION_HANDOFFS_DAYS",
     default=30,
     unit="days",
-    description="Handoff capsules this long after they expired (resume never returns an "
-    "expired capsule; the grace period lets the owner still read it).",
+    description=gettext_noop("Handoff capsules this long after they expired (resume never returns an "
+    "expired capsule; the grace period lets the owner still read it)."),
 ))  # fmt: skip

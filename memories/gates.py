@@ -16,6 +16,8 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 
+from django.utils.translation import gettext_noop
+
 from foundation.errors import ErrorCode, ServiceError, validation_error
 from memories.models.choices import MAX_CONTENT_CHARS  # the data model's bound (DESIGN §3)
 from memories.secret_rules import SecretFinding, SecretRule, published_example
@@ -143,25 +145,35 @@ def check_no_secrets(fields: Mapping[str, str | None]) -> None:
             hits.append({"field": field, "rule": rule})
     if hits:
         first = hits[0]
-        message = (
-            f"{first['field']} looks like it contains a credential (rule: {first['rule']}); "
-            "secrets are never stored. Remove it and try again."
-        )
-        if len(hits) > 1:
-            message += f" ({len(hits)} findings in total, listed in details.)"
-        raise ServiceError(ErrorCode.SECRET_REJECTED, message, hits)
+        template = SECRET_FOUND if len(hits) == 1 else SECRETS_FOUND
+        params = {"field": first["field"], "rule": first["rule"], "n": len(hits)}
+        raise ServiceError(ErrorCode.SECRET_REJECTED, template, hits, params=params)
+
+
+SECRET_FOUND = gettext_noop(
+    "%(field)s looks like it contains a credential (rule: %(rule)s); secrets are never "
+    "stored. Remove it and try again."
+)
+SECRETS_FOUND = gettext_noop(
+    "%(field)s looks like it contains a credential (rule: %(rule)s); secrets are never "
+    "stored. Remove it and try again. (%(n)s findings in total, listed in details.)"
+)
 
 
 def check_size(content: str | None, limit: int = MAX_CONTENT_CHARS) -> None:
     """Characters, not bytes: 4,000 Chinese characters fit as well as 4,000 Latin ones."""
     if content is None or not content.strip():
-        raise validation_error("content is empty; a memory needs a statement.", field="content")
+        raise validation_error(
+            gettext_noop("content is empty; a memory needs a statement."), field="content"
+        )
     if len(content) > limit:
         raise validation_error(
-            f"content is {len(content):,} characters; the limit is {limit:,}. Keep one stable "
-            "statement per memory and put long material elsewhere.",
-            field="content",
-        )
+            gettext_noop(
+                "content is %(n)s characters; the limit is %(limit)s. Keep one stable "
+                "statement per memory and put long material elsewhere."
+            ),
+            field="content", n=f"{len(content):,}", limit=f"{limit:,}",
+        )  # fmt: skip
 
 
 # --- the one gate every write passes ----------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_noop
+
 from foundation.maintenance.retention import RetentionRule, register_rule
 
 register_rule(RetentionRule(
@@ -12,6 +14,6 @@ register_rule(RetentionRule(
     default=24,
     unit="hours",
     max_value=24 * 365,
-    description="Receipts of writes made with an idempotency key (a replay after this "
-    "window is treated as a new write).",
+    description=gettext_noop("Receipts of writes made with an idempotency key (a replay after this "
+    "window is treated as a new write)."),
 ))  # fmt: skip

@@ -7,6 +7,7 @@ from collections import Counter
 from celery import shared_task
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from foundation.maintenance.runs import PeriodicJob, job_run, register_job
 from foundation.tasks import MAINTENANCE_TASK
@@ -17,8 +18,10 @@ COMPACTION_JOB = register_job(
     PeriodicJob(
         name="memories.compaction",
         interval_setting="CONTINUITY_COMPACTION_INTERVAL_SECONDS",
-        description="Merge exact duplicates, propose near-duplicates and stale memories for "
-        "Review, optimize the full-text index.",
+        description=gettext_noop(
+            "Merge exact duplicates, propose near-duplicates and stale memories for "
+            "Review, optimize the full-text index."
+        ),
     )
 )
 

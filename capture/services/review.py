@@ -12,6 +12,7 @@ from uuid import UUID
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from capture.models import Candidate, CandidateStatus, NeverRememberPattern, RejectedFingerprint
 from capture.services.proposals import never_remember_hit
@@ -156,7 +157,7 @@ def candidate_approve(
             actor=actor,
             memory_id=old.pk,
             superseded_by=receipt.id,
-            reason="replaced from the inbox",
+            reason=gettext_noop("replaced from the inbox"),
         )
     _provenance(actor, receipt.id, candidate)
     candidate.memory_id = UUID(receipt.id)

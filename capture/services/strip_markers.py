@@ -4,6 +4,7 @@ prompts, which capture drops like Continuity's own block (capture/markers.py).""
 from __future__ import annotations
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext_noop
 
 from capture.markers import MAX_OWNER_MARKERS, marker_problem
 from capture.models import StripMarker
@@ -13,7 +14,10 @@ from foundation.errors import not_found, validation_error
 
 def _marker(value, name: str) -> str:
     if not isinstance(value, str):
-        raise validation_error(f"The {name} marker must be text.", field=name)
+        text = gettext_noop("The start marker must be text.")
+        if name == "end":
+            text = gettext_noop("The end marker must be text.")
+        raise validation_error(text, field=name)
     return value.strip()
 
 
@@ -32,7 +36,9 @@ def strip_marker_add(*, actor: Actor, start, end) -> StripMarker:
     if StripMarker.objects.select_for_update().filter(owner=actor.user).count() >= (
         MAX_OWNER_MARKERS
     ):
-        raise validation_error(f"At most {MAX_OWNER_MARKERS} strip markers.", field="start")
+        raise validation_error(
+            gettext_noop("At most %(n)s strip markers."), field="start", n=MAX_OWNER_MARKERS
+        )
     try:
         with transaction.atomic():
             return StripMarker.objects.create(owner=actor.user, start=start, end=end)

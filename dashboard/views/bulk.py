@@ -115,9 +115,9 @@ def _rows(selection: Selection, result: BulkResult, user) -> list[dict]:
 
 def _refused(request: HttpRequest, error: ServiceError) -> HttpResponse:
     if request.htmx:
-        context = {"error": error.message, "tab": ""}
+        context = {"error": error.localized, "tab": ""}
         return answer(request, "dashboard/bulk.html", context, fragment="result", status=400)
-    messages.error(request, error.message)
+    messages.error(request, error.localized)
     return back(request)
 
 

@@ -149,7 +149,7 @@ def search(request: HttpRequest) -> HttpResponse:
         page = search_page(owner_actor(request), filters, request.GET.get("cursor"))
         bar = bulk_bar(owner_actor(request), "search", request.GET)
     except ServiceError as exc:  # a filter out of bounds or a foreign cursor: said in place
-        error, status, page = exc.message, exc.http_status, Page([], None, None)
+        error, status, page = exc.localized, exc.http_status, Page([], None, None)
     context = {
         "tab": "search", "page": page, "filters": filters, "error": error, "bar": bar,
         "facets": SimpleLazyObject(lambda: search_facets(request.user, filters)),

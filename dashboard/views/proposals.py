@@ -61,10 +61,10 @@ def answer_proposal(request: HttpRequest, proposal_id: int, verb: str) -> HttpRe
     except ServiceError as error:
         raise_404_if_missing(error)
         if not request.htmx:
-            messages.error(request, error.message)
+            messages.error(request, error.localized)
             return redirect("dashboard:review")
         proposal = proposal_get(actor=owner_actor(request), proposal_id=proposal_id)
-        return _fragment(request, proposal, error=error.message, status=error.http_status)
+        return _fragment(request, proposal, error=error.localized, status=error.http_status)
     if request.htmx:
         return _fragment(request, proposal)
     return redirect("dashboard:review")

@@ -70,7 +70,7 @@ def retention_window(request: HttpRequest, rule: str) -> HttpResponse:
         raise_404_if_missing(error)
         draft = request.POST.get("value", "").strip()
         return _settings(
-            request, status=error.http_status, error=error.message, error_rule=rule, draft=draft
+            request, status=error.http_status, error=error.localized, error_rule=rule, draft=draft
         )
     if request.htmx:
         return _settings(request, saved=saved)
@@ -87,7 +87,7 @@ def strip_marker_create(request: HttpRequest) -> HttpResponse:
         strip_marker_add(actor=owner_actor(request), start=start, end=end)
     except ServiceError as error:
         return _settings(
-            request, status=error.http_status, fragment="markers", marker_error=error.message,
+            request, status=error.http_status, fragment="markers", marker_error=error.localized,
             marker_draft={"start": start, "end": end},
         )  # fmt: skip
     if request.htmx:

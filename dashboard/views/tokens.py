@@ -75,7 +75,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
     except ServiceError as error:
         field = error.details[0]["field"] if error.details else ""
         return _tokens_answer(
-            request, error.http_status, form=form, error=error.message, error_field=field
+            request, error.http_status, form=form, error=error.localized, error_field=field
         )
     guide = setup_guide(
         server_url=request.build_absolute_uri("/"), token=secret, scopes=token.scopes,
@@ -90,7 +90,7 @@ def token_revoke_view(request: HttpRequest, token_id: int) -> HttpResponse:
     try:
         token = token_revoke(actor=owner_actor(request), token_id=token_id)
     except ServiceError as error:
-        raise Http404(error.message) from error
+        raise Http404(error.localized) from error
     if request.htmx:
         return _tokens_answer(request, revoked=token)
     messages.success(request, _("Token “%(name)s” was revoked.") % {"name": token.name})

@@ -23,6 +23,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.module_loading import autodiscover_modules
+from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, forbidden, validation_error
@@ -84,7 +85,11 @@ def rule_get(name: str) -> RetentionRule:
     try:
         return RULES[name]
     except KeyError:
-        raise ServiceError(ErrorCode.NOT_FOUND, f"No retention rule named {name!r}.") from None
+        raise ServiceError(
+            ErrorCode.NOT_FOUND,
+            gettext_noop("No retention rule named '%(rule)s'."),
+            params={"rule": name},
+        ) from None
 
 
 # --- windows: environment default, owner override ---------------------------------------------
@@ -123,7 +128,7 @@ def _require_instance_owner(actor: Actor, action: str) -> None:
     # `serve` creates) sets them; another user's own memories are not the only ones at stake.
     actor.require_owner(action)
     if not actor.user.is_superuser:
-        raise forbidden(f"Only the instance owner can {action}.")
+        raise forbidden(gettext_noop("Only the instance owner can %(action)s."), action=action)
 
 
 def retention_overview(*, actor: Actor, runs: int = 10) -> dict:
@@ -156,17 +161,20 @@ def retention_overview(*, actor: Actor, runs: int = 10) -> dict:
 def retention_window_set(*, actor: Actor, rule: str, value: int | None) -> dict:
     """Instance owner only: set a rule's window (in the rule's unit), or reset it to the
     environment's default with None. Idempotent."""
-    _require_instance_owner(actor, "change retention windows")
+    _require_instance_owner(actor, gettext_noop("change retention windows"))
     found = rule_get(rule)
     if value is None:
         RetentionOverride.objects.filter(rule=found.name).delete()
     else:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise validation_error("The window must be a whole number.", field="value")
+            raise validation_error(
+                gettext_noop("The window must be a whole number."), field="value"
+            )
         if not 1 <= value <= found.max_value:
             raise validation_error(
-                f"The window must be between 1 and {found.max_value} {found.unit}.", field="value"
-            )
+                gettext_noop("The window must be between 1 and %(max)s %(unit)s."),
+                field="value", max=found.max_value, unit=found.unit,
+            )  # fmt: skip
         RetentionOverride.objects.update_or_create(
             rule=found.name,
             defaults={"value": value, "updated_at": timezone.now(), "updated_by": actor.user},
@@ -287,5 +295,5 @@ register_rule(RetentionRule(
     default=30,
     unit="days",
     extra=~Q(status="running"),
-    description="Records of past background runs.",
+    description=gettext_noop("Records of past background runs."),
 ))  # fmt: skip

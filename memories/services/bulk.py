@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from uuid import UUID
 
+from django.utils.translation import gettext_noop
+
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, validation_error
 from memories.contract import MAX_BULK_ITEMS
@@ -40,7 +42,7 @@ MEMORY_ACTIONS: dict[str, Callable] = {
 PROPOSAL_ACTIONS: dict[str, Callable] = {"dismiss": proposal_dismiss}
 
 DONE, REFUSED, NOT_FOUND = "done", "refused", "not_found"
-EMPTY = "Select at least one item first."
+EMPTY = gettext_noop("Select at least one item first.")
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ confirmed or locked. Each change and its event commit together.
 from __future__ import annotations
 
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, validation_error
@@ -39,8 +40,8 @@ from memories.services.common import (
 from memories.values import check_value
 
 
-def _conflict(message: str, memory_id) -> ServiceError:
-    return ServiceError(ErrorCode.CONFLICT, message, [{"id": str(memory_id)}])
+def _conflict(message: str, memory_id, **params) -> ServiceError:
+    return ServiceError(ErrorCode.CONFLICT, message, [{"id": str(memory_id)}], params=params)
 
 
 def _take_over_key(actor: Actor, memory: Memory) -> None:
@@ -84,8 +85,9 @@ def _refuse_twin(memory: Memory) -> None:
     )
     if twin is not None:
         raise _conflict(
-            f"Memory {twin.pk} already says the same thing; archive one of them first.", twin.pk
-        )
+            gettext_noop("Memory %(id)s already says the same thing; archive one of them first."),
+            twin.pk, id=twin.pk,
+        )  # fmt: skip
 
 
 def _set_trust(actor: Actor, memory: Memory, trust: str, event_type: str) -> Memory:
@@ -174,8 +176,9 @@ def memory_correct(
         )  # fmt: skip
     if memory.status not in LIVE_STATUSES:
         raise validation_error(
-            f"Only a live memory can be corrected; this one is {memory.status}.", field="id"
-        )
+            gettext_noop("Only a live memory can be corrected; this one is %(status)s."),
+            field="id", status=memory.status,
+        )  # fmt: skip
     content = check.statement(content)
     value = check_value(value) if value is not None else memory.value
     kind = check.choice(kind, Kind, "kind", default=memory.kind)
@@ -216,7 +219,7 @@ def memory_correct(
         .first()
     )
     if twin is not None:
-        raise _conflict("An identical memory already exists in this scope.", twin.pk)
+        raise _conflict(gettext_noop("An identical memory already exists in this scope."), twin.pk)
 
     corrected = Memory(
         owner=actor.user, content=content, key=memory.key, value=value, type=memory.type,
@@ -227,7 +230,9 @@ def memory_correct(
         fingerprint=fingerprint, tags=tags, retrieval_hints=hints, verified_at=timezone.now(),
     )  # fmt: skip
     corrected.full_clean(validate_unique=False, validate_constraints=False)
-    supersede(actor, memory, successor=corrected, reason=reason or "corrected by the owner")
+    supersede(
+        actor, memory, successor=corrected, reason=reason or gettext_noop("corrected by the owner")
+    )
     patch = {
         "content": content,
         "value": value,
@@ -252,8 +257,9 @@ def memory_archive(*, actor: Actor, memory_id, reason: str | None = None) -> Mem
     refuse_agent_on_owner_trusted(actor, memory, "archive")
     if memory.status not in LIVE_STATUSES:
         raise validation_error(
-            f"This memory is {memory.status}; it cannot be archived.", field="id"
-        )
+            gettext_noop("This memory is %(status)s; it cannot be archived."), field="id",
+            status=memory.status,
+        )  # fmt: skip
     memory.status = Status.ARCHIVED
     save_changes(memory, "status")
     record_event(actor=actor, memory=memory, event_type=EventType.ARCHIVED, reason=reason)
@@ -276,14 +282,15 @@ def memory_restore(*, actor: Actor, memory_id) -> Memory:
         if holders:
             holder = holders[0]
             raise _conflict(
-                f"Memory {holder.pk} now holds the key '{memory.key}'; archive it first.", holder.pk
-            )
+                gettext_noop("Memory %(id)s now holds the key '%(key)s'; archive it first."),
+                holder.pk, id=holder.pk, key=memory.key,
+            )  # fmt: skip
     serialize_writers("fingerprint", memory.owner_id, memory.fingerprint)
     twin = Memory.objects.filter(
         owner=actor.user, fingerprint=memory.fingerprint, status__in=LIVE_STATUSES
     ).first()
     if twin is not None:
-        raise _conflict("A live memory already says the same thing.", twin.pk)
+        raise _conflict(gettext_noop("A live memory already says the same thing."), twin.pk)
     memory.status = Status.ACTIVE
     save_changes(memory, "status")
     record_event(actor=actor, memory=memory, event_type=EventType.RESTORED)

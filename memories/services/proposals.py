@@ -33,9 +33,11 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, not_found, validation_error
+from foundation.messages import rendered
 from memories.models import (
     LIVE_STATUSES,
     OWNER_TRUSTS,
@@ -49,6 +51,7 @@ from memories.models import (
     ReviewProposal,
     Status,
 )  # fmt: skip
+from memories.services import reasons
 from memories.services.common import memory_for_write, record_event, save_changes
 from memories.services.lifecycle import memory_archive, memory_confirm, memory_supersede
 from memories.services.links import memory_link
@@ -122,7 +125,7 @@ def _merge(actor: Actor, proposal: ReviewProposal, live: list[Memory], keep) -> 
             continue
         memory_supersede(
             actor=actor, memory_id=memory.pk, superseded_by=survivor.pk,
-            reason=f"near-duplicate of {survivor.pk}, merged in Review",
+            reason=rendered(reasons.NEAR_DUPLICATE, id=survivor.pk),
         )  # fmt: skip
         MemoryLink.objects.get_or_create(
             owner=actor.user, from_memory=memory, to_memory=survivor,
@@ -137,7 +140,7 @@ def _merge(actor: Actor, proposal: ReviewProposal, live: list[Memory], keep) -> 
         save_changes(survivor, "key")
     record_event(
         actor=actor, memory=survivor, event_type=EventType.MERGED,
-        patch={"merged": merged}, reason="near-duplicates merged in Review",
+        patch={"merged": merged}, reason=gettext_noop("near-duplicates merged in Review"),
     )  # fmt: skip
     return _answered(proposal, ProposalStatus.ACCEPTED, kept=str(survivor.pk), merged=merged)
 
@@ -155,7 +158,7 @@ def _verify(actor: Actor, memory: Memory) -> None:
         actor=actor,
         memory=memory,
         event_type=EventType.CONFIRMED,
-        reason="still true, checked in Review",
+        reason=gettext_noop("still true, checked in Review"),
     )
 
 
@@ -229,14 +232,14 @@ def _answer_conflict(actor: Actor, proposal: ReviewProposal, resolution: str) ->
     if resolution == "keep_old":
         memory_archive(
             actor=actor, memory_id=new.pk,
-            reason=f"conflicts with {old.pk}; the owner kept that one in Review",
+            reason=rendered(reasons.KEPT_OTHER, id=old.pk),
         )  # fmt: skip
     elif resolution == "take_new":
         # Confirming releases a held memory (and lets it take over its key, if it has one).
         memory_confirm(actor=actor, memory_id=new.pk)
         memory_supersede(
             actor=actor, memory_id=old.pk, superseded_by=new.pk,
-            reason=f"the owner took {new.pk} in its place in Review",
+            reason=rendered(reasons.TOOK_OTHER, id=new.pk),
         )  # fmt: skip
     else:
         _both_true(actor, new, old)
@@ -276,7 +279,7 @@ def proposal_accept(
         memory_archive(
             actor=actor,
             memory_id=memory.pk,
-            reason="not checked for a long time; archived in Review",
+            reason=gettext_noop("not checked for a long time; archived in Review"),
         )
     return _answered(proposal, ProposalStatus.ACCEPTED, resolution=resolution)
 

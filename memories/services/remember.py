@@ -40,7 +40,7 @@ from memories.models import (
     Status,
 )
 from memories.selectors import is_visible_to, memories_visible_to
-from memories.services import relations
+from memories.services import reasons, relations
 from memories.services import validation as check
 from memories.services.common import (
     lock_key_holders,
@@ -333,7 +333,7 @@ def _write_disputed(actor, request, value, current, idempotency_key, vector, *, 
     store_statement_vector(memory, vector)
     record_event(
         actor=actor, memory=memory, event_type=EventType.CREATED, patch=_patch(request),
-        reason=f"contradicts {current.trust} memory {current.pk}", idempotency_key=idempotency_key,
+        reason=reasons.contradicts(current.trust, current.pk), idempotency_key=idempotency_key,
     )  # fmt: skip
     if stands is None:
         MemoryLink.objects.create(
@@ -358,7 +358,7 @@ def _write_quarantined(actor, request, value, idempotency_key, vector) -> Rememb
     rules = sorted({finding["rule"] for finding in request.quarantine})
     record_event(
         actor=actor, memory=memory, event_type=EventType.CREATED, patch=_patch(request),
-        reason=f"quarantined: reads as instructions to agents ({', '.join(rules)})",
+        reason=reasons.quarantined(rules),
         idempotency_key=idempotency_key,
     )  # fmt: skip
     return _receipt(memory, action="quarantined", quarantine=list(request.quarantine))

@@ -9,6 +9,8 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import normalize_newlines
 from django.utils.translation import gettext_lazy as _
 
+from foundation.messages import localize
+
 register = template.Library()
 
 # Stored values (trust, status, kinds, event types, scopes) shown in the owner's language.
@@ -62,3 +64,10 @@ def highlight(text, query) -> SafeString:
 
 def _breaks(html: str) -> str:
     return normalize_newlines(html).replace("\n", "<br>")
+
+
+@register.filter
+def service_text(value):
+    """English text a service wrote (an event's reason, a rule's or a job's description, a
+    refusal), in the owner's language when it is one of the services' own messages."""
+    return localize(str(value)) if value else value

@@ -126,3 +126,122 @@ document.addEventListener("click", (event) => {
   }
 });
 // --- end memory card
+// === Shell: busy controls and keyboard shortcuts =============================================
+// While htmx waits for an answer the control that asked (a button, or a form's submit
+// buttons) is marked aria-disabled and ignores clicks; `disabled` itself would drop the
+// focus to <body>, and the focus code above needs it where it was.
+const busyControls = (elt) => {
+  if (!elt || !elt.matches) return [];
+  if (elt.matches("button, .button")) return [elt];
+  if (elt.matches("form")) return Array.from(elt.querySelectorAll("button:not([type=button])"));
+  return [];
+};
+let pending = 0; // requests under way: the busy line shows until the last one is answered
+document.addEventListener("htmx:beforeRequest", (event) => {
+  for (const control of busyControls(event.detail.elt)) {
+    if (control.getAttribute("aria-disabled") === "true") continue;
+    control.setAttribute("aria-disabled", "true");
+    control.dataset.busy = "";
+  }
+  const target = event.detail.target;
+  if (target && target.setAttribute) target.setAttribute("aria-busy", "true");
+  pending += 1;
+  const line = document.getElementById("busy");
+  if (line) line.classList.add("htmx-request");
+});
+document.addEventListener("htmx:afterRequest", (event) => {
+  for (const control of busyControls(event.detail.elt)) {
+    if (!("busy" in control.dataset)) continue;
+    control.removeAttribute("aria-disabled");
+    delete control.dataset.busy;
+  }
+  pending = Math.max(0, pending - 1);
+  if (pending) return;
+  for (const busy of document.querySelectorAll("[aria-busy=true]")) busy.removeAttribute("aria-busy");
+  const line = document.getElementById("busy");
+  if (line) line.classList.remove("htmx-request");
+});
+const refuseBusy = (event) => {
+  const control = event.target.closest && event.target.closest("[data-busy]");
+  const form = event.type === "submit" && event.target.querySelector("[data-busy]");
+  if (control || form) {
+    event.preventDefault();
+    event.stopImmediatePropagation();
+  }
+};
+document.addEventListener("click", refuseBusy, true);
+document.addEventListener("submit", refuseBusy, true);
+
+// Keyboard review: "/" search, j/k next/previous item, c/l/a confirm/lock/archive it, x its
+// checkbox, "?" the list of keys. Items are the cards of a list (`article.card[id]`); the
+// current one is the one holding the focus. Keys typed into a field, or with Ctrl, Alt or
+// Meta held, are left alone.
+const ITEMS = "#main article.card[id]";
+const ITEM_KEYS = { c: "button.confirm", l: "button.lock", a: "button.archive" };
+const typing = (element) =>
+  element && element.matches && (element.isContentEditable || element.matches("input, textarea, select"));
+const currentItem = () => {
+  const active = document.activeElement;
+  return (active && active.closest && active.closest(ITEMS)) || document.querySelector(`${ITEMS}.kbd-current`);
+};
+const goTo = (item) => {
+  for (const other of document.querySelectorAll(`${ITEMS}.kbd-current`)) other.classList.remove("kbd-current");
+  item.classList.add("kbd-current");
+  if (!item.hasAttribute("tabindex")) item.setAttribute("tabindex", "-1");
+  item.focus();
+  item.scrollIntoView({ block: "nearest" });
+};
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.altKey || event.metaKey || event.defaultPrevented) return;
+  if (typing(event.target) || document.querySelector("dialog[open]:not(#keys)")) return;
+  const keys = document.getElementById("keys");
+  if (event.key === "?") {
+    if (keys && !keys.open) keys.showModal();
+    event.preventDefault();
+    return;
+  }
+  if (keys && keys.open) return;
+  if (event.key === "/") {
+    const search = document.getElementById("q");
+    if (search) search.focus();
+    else {
+      const link = document.querySelector('.tabs a[href$="/search/"]');
+      if (!link) return;
+      window.location.assign(link.href);
+    }
+    event.preventDefault();
+    return;
+  }
+  const items = Array.from(document.querySelectorAll(ITEMS));
+  if (!items.length) return;
+  const item = currentItem();
+  if (event.key === "j" || event.key === "k") {
+    const index = items.indexOf(item);
+    const next = index < 0 ? 0 : Math.max(0, Math.min(items.length - 1, index + (event.key === "j" ? 1 : -1)));
+    goTo(items[next]);
+    event.preventDefault();
+    return;
+  }
+  if (!item) return;
+  if (event.key === "x") {
+    const box = item.querySelector("input[type=checkbox][name=ids]");
+    if (box) box.click();
+    event.preventDefault();
+    return;
+  }
+  const selector = ITEM_KEYS[event.key];
+  const button = selector && item.querySelector(selector);
+  if (!button) return;
+  // The action's button takes the focus first, so the focus code above hands it to the
+  // card that replaces this one once the answer is swapped in.
+  button.focus();
+  button.click();
+  event.preventDefault();
+});
+// The card an action replaced keeps its place as the current item.
+document.addEventListener("htmx:afterSettle", (event) => {
+  const target = event.detail.target;
+  const item = target && target.id && document.getElementById(target.id);
+  if (item && item.matches(ITEMS) && item.contains(document.activeElement)) item.classList.add("kbd-current");
+});
+// === end Shell ===

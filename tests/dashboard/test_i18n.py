@@ -9,14 +9,14 @@ pytestmark = pytest.mark.django_db
 
 def test_english_is_the_default(browser, world):
     html = browser.get("/").content.decode()
-    assert '<html lang="en">' in html and ">Core" in html
+    assert '<html lang="en" ' in html and ">Core" in html
 
 
 def test_the_switcher_sets_simplified_chinese(browser, world):
     response = browser.post("/i18n/setlang/", {"language": "zh-hans", "next": "/review/"})
     assert response.status_code == 302 and response["Location"] == "/review/"
     html = browser.get("/review/").content.decode()
-    assert '<html lang="zh-hans">' in html
+    assert '<html lang="zh-hans" ' in html
     assert (
         "核心" in html
         and "待确认" in html
