@@ -66,7 +66,7 @@ def card(request: HttpRequest, memory_id) -> HttpResponse:
 
 def _refused_action(request: HttpRequest, memory_id, error: ServiceError) -> HttpResponse:
     raise_404_if_missing(error)
-    message = readable_message(request.user, error.message)  # memories in words, not ids
+    message = readable_message(request.user, error.localized)  # memories in words, not ids
     if request.htmx:
         memory = _get(request, memory_id)
         return _card(request, memory, error=message, status=error.http_status)
@@ -129,7 +129,7 @@ def correct(request: HttpRequest, memory_id) -> HttpResponse:
         error = (
             _changed_since(memory)
             if exc.code == ErrorCode.VERSION_CONFLICT
-            else readable_message(request.user, exc.message)
+            else readable_message(request.user, exc.localized)
         )
         return _card(request, memory, mode="edit", draft=content, field_error=error, status=status)
     notice = _("Saved as version %(v)s.") % {"v": corrected.version}

@@ -90,7 +90,7 @@ def test_wide_tables_scroll_in_their_own_focusable_box(browser, world, make_toke
         tables = html.count("<table")
         wrapped = len(
             re.findall(
-                r'<div class="table-wrap" role="region" tabindex="0" aria-label="[^"]+"><table',
+                r'<div class="table-wrap"[^>]* tabindex="0"[^>]*><table',
                 html,
             )
         )
