@@ -9,7 +9,7 @@ Corpora (all fabricated, tests/fixtures/poisoning/):
   held-out, then used to fix readings and to train the classifier), `heldout` (written
   after those, never trained on; looked at since, and now used for tuning), `fresh` to
   `fresh5` (each written blind after every older split was tuned on, measured once, then
-  trained on), `fresh6` (written blind last: the untouched measure); how well the training generalises to a split it never saw is measured by
+  trained on), `fresh6` and `fresh7` (the same, trained on since), `fresh8` (written blind last: the untouched measure); how well the training generalises to a split it never saw is measured by
   `bench/poisoning_train.py --folds`, each of those left out in turn;
 - the hand-written sets kept from before (attacks/ordinary.jsonl, holdout_*.jsonl).
 

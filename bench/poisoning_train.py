@@ -5,13 +5,13 @@
 
 Logistic regression (L2, Newton's method from zero weights: no randomness, so the same
 model file gives the same weights) on the passage vectors of the generated `tuned`,
-`development`, `heldout`, `fresh` to `fresh5` splits and the larger
+`development`, `heldout`, `fresh` to `fresh7` splits and the larger
 `breadth` training corpus (tests/fixtures/poisoning/generate.py: 1200 attacks, 1600 ordinary
 memories of runbooks, rules and agent conventions in many shapes, attacks hidden in
 carriers), plus ordinary text not written from templates: the
 retrieval corpus's memories and queries (tests/fixtures/retrieval/) and the paragraphs of
-docs/ (except security.md and injection.md, which quote attacks). `heldout` to `fresh5`
-were each held out at first and measured once, then tuned and trained on; `fresh6` never
+docs/ (except security.md and injection.md, which quote attacks). `heldout` to `fresh7`
+were each held out at first and measured once, then tuned and trained on; `fresh8` never
 may be: it is the next measure taken after tuning. Trained on templates alone, the
 model learnt their style: at 0.5 it flagged 16% of the hand-written ordinary memories and
 most docstrings and questions it was shown. The hand-written ordinary memories
