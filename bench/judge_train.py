@@ -15,10 +15,11 @@ tests/fixtures/evolution/<set>_cosines.json, so training needs no model and is e
 every pair is learnt twice, once with its cosine and once without (a store with semantic
 recall off). Full-batch gradient descent from zeros, in file order: no randomness.
 
-`tuned` was written to build the judge; `heldout` and `heldout2` were each written blind,
-measured once (their first figures are in docs/evolution.md) and then trained on, for the
-kinds of phrasing they brought. A set written after them is the honest measure and is never
-read here: bench/evolution_eval.py measures it.
+`tuned` was written to build the judge and is what it trains on. `--sets tuned heldout
+heldout2` trains on the first two held-out sets too (measured once each); that model scored
+0.70 on the blind `heldout3` against 0.68, but read an ordinary agent lesson of the
+retrieval corpus as contradicting an owner rule, so it is not shipped. A set kept for
+measuring is never read here: bench/evolution_eval.py measures it.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 FIXTURES = ROOT / "tests" / "fixtures" / "evolution"
-TRAINED_SETS = ("tuned", "heldout", "heldout2")
+TRAINED_SETS = ("tuned",)
 CLASSES = ("duplicate", "refines", "supersedes", "contradicts", "related", "none")
 STEPS = 6000
 LEARNING_RATE = 0.5

@@ -9,7 +9,7 @@
 Offline and deterministic: the features of the pair (memories.evolution.compare: cosine
 of the two vectors when both exist, term overlap, polarity flips, rival values, change
 cues, the hand-written reading of memories.evolution.rules) weighed by a small logistic
-model trained on the evolution sets (memories.evolution.model). Every verdict lists
+model trained on the tuned evolution set (memories.evolution.model). Every verdict lists
 the signals that fired, so the owner and the writer can see why. An optional model judge
 (memories.evolution.model_judge) may overrule the offline one on ambiguous pairs.
 """
@@ -49,15 +49,6 @@ def _checked(relation: str, pair, chances: dict[str, float], cosine: float | Non
         # Everything the old one says and more: no paraphrase of the tuned set keeps every
         # term and adds three (or two, with the clause reading seeing the added detail).
         return "refines"
-    if (
-        relation == "duplicate"
-        and pair.flipped
-        and ruled is not None
-        and ruled.relation in DISPLACING
-    ):
-        # One of the two negates what the other states and the clause reading sees the clash:
-        # "use X" and "do not use X" sit as close as paraphrases, in one language or two.
-        return ruled.relation
     if relation == "duplicate" and pair.other_numbers:
         # "Step 4 of the migration" is not "step 5 of the migration", however alike.
         return _runner_up(chances, exclude=("duplicate",))
@@ -73,6 +64,9 @@ def _checked(relation: str, pair, chances: dict[str, float], cosine: float | Non
 def _across_languages(pair, chances: dict[str, float], cosine: float | None) -> str:
     """A duplicate across languages, checked: one that says the opposite, as the clause
     reading has it, is that reading; one the vectors do not put close is the next best."""
+    ruled = pair.ruled
+    if ruled is not None and ruled.relation in DISPLACING and pair.flipped:
+        return ruled.relation
     if cosine is not None and (cosine >= CROSS_FLOOR or pair.shared):
         # A name both keep in either language (ruff, pnpm) vouches for a closer look.
         return "duplicate"
