@@ -135,41 +135,40 @@ def approve(request: HttpRequest, candidate_id) -> HttpResponse:
     return back(request, "dashboard:inbox")
 
 
-@login_required
-@require_POST
-def reject(request: HttpRequest, candidate_id) -> HttpResponse:
+def _decide(request: HttpRequest, candidate_id, decide, done: str, *, changed_on_refusal: bool):
+    """Run one owner decision on a candidate (`decide`, a service call) and answer with the
+    card (htmx) or a message and the inbox: the refusal in the owner's language, or `done`."""
     found = _get(request, candidate_id)
     try:
-        candidate_reject(actor=owner_actor(request), candidate_id=found.pk)
+        decide(actor=owner_actor(request), candidate_id=found.pk)
     except ServiceError as error:
         if not request.htmx:
             messages.error(request, error.localized)
             return back(request, "dashboard:inbox")
         found = _get(request, found.pk)
-        return _card(request, found, status=error.http_status, changed=True, error=error.localized)
+        return _card(
+            request, found, status=error.http_status, changed=changed_on_refusal,
+            error=error.localized,
+        )  # fmt: skip
     if request.htmx:
         return _card(request, _get(request, found.pk), changed=True)
-    messages.success(request, _("Rejected. It will not be proposed again."))
+    messages.success(request, done)
     return back(request, "dashboard:inbox")
+
+
+@login_required
+@require_POST
+def reject(request: HttpRequest, candidate_id) -> HttpResponse:
+    done = _("Rejected. It will not be proposed again.")
+    return _decide(request, candidate_id, candidate_reject, done, changed_on_refusal=True)
 
 
 @login_required
 @require_POST
 def reopen(request: HttpRequest, candidate_id) -> HttpResponse:
     """Undo a rejection (`candidate_reopen`): the candidate is pending again."""
-    found = _get(request, candidate_id)
-    try:
-        candidate_reopen(actor=owner_actor(request), candidate_id=found.pk)
-    except ServiceError as error:
-        if not request.htmx:
-            messages.error(request, error.message)
-            return back(request, "dashboard:inbox")
-        found = _get(request, found.pk)
-        return _card(request, found, status=error.http_status, error=error.message)
-    if request.htmx:
-        return _card(request, _get(request, found.pk), changed=True)
-    messages.success(request, _("Reopened: it is waiting in the inbox again."))
-    return back(request, "dashboard:inbox")
+    done = _("Reopened: it is waiting in the inbox again.")
+    return _decide(request, candidate_id, candidate_reopen, done, changed_on_refusal=False)
 
 
 @login_required
