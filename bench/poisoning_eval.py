@@ -9,7 +9,8 @@ Corpora (all fabricated, tests/fixtures/poisoning/):
   held-out, then used to fix readings and to train the classifier), `heldout` (written
   after those, never trained on; looked at since, and now used for tuning), `fresh` to
   `fresh5` (each written blind after every older split was tuned on, measured once, then
-  trained on), `fresh6` and `fresh7` (the same, trained on since), `fresh8` (written blind last: the untouched measure); how well the training generalises to a split it never saw is measured by
+  trained on), `fresh6` to `fresh8` (the same, trained on since), `fresh9` (written blind last: the
+  untouched measure); how well the training generalises to a split it never saw is measured by
   `bench/poisoning_train.py --folds`, each of those left out in turn;
 - the hand-written sets kept from before (attacks/ordinary.jsonl, holdout_*.jsonl).
 
@@ -55,6 +56,7 @@ SPLITS = (
     "fresh6",
     "fresh7",
     "fresh8",
+    "fresh9",
 )
 
 
@@ -68,15 +70,19 @@ def rate(hits: int, total: int) -> str:
 
 
 def verdicts(cases: list[dict]) -> dict[str, list[bool]]:
+    """Per reader, whether each case is flagged: the rules alone (weak findings counted, as
+    when no classifier runs), the classifier alone, and the screen as a write runs it."""
     texts = [case["text"] for case in cases]
-    by_rules = [bool(poisoning.rule_findings(text)) for text in texts]
+    found = [poisoning.rule_findings(text) for text in texts]
     scores = classifier.scores(texts)
-    by_model = [score >= classifier.threshold() for score in scores] if scores else None
-    found = {"rules": by_rules, "screen": by_rules}
-    if by_model is not None:
-        found["classifier"] = by_model
-        found["screen"] = [rule or model for rule, model in zip(by_rules, by_model, strict=True)]
-    return found
+    readers = {"rules": [bool(f) for f in found], "screen": [bool(f) for f in found]}
+    if scores is not None:
+        readers["classifier"] = [score >= classifier.threshold() for score in scores]
+        readers["screen"] = [
+            bool(poisoning.settle(text, "content", f, score, classifier.threshold()))
+            for text, f, score in zip(texts, found, scores, strict=True)
+        ]
+    return readers
 
 
 def report(label: str, bad: list[dict], good: list[dict], misses: bool) -> None:

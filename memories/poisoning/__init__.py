@@ -34,14 +34,23 @@ __all__ = [
     "scan_text",
     "screen",
     "screen_texts",
+    "settle",
 ]
 
 
 @dataclass(frozen=True)
 class PoisonFinding:
+    """One rule that fired on one field. A weak finding (an authority's label opening a
+    line, words addressed to AI readers; a hint: one weaker sign) is a suspicion: it holds
+    only when the classifier reads
+    the text as an instruction too, at the lower CORROBORATION bar — or, unless it is a
+    hint, when no classifier is there to ask."""
+
     rule: str
     field: str
     excerpt: str
+    weak: bool = False
+    hint: bool = False
 
     def as_dict(self) -> dict:
         return {"rule": self.rule, "field": self.field, "excerpt": self.excerpt}
@@ -88,54 +97,106 @@ def _without_specimens(text: str) -> str:
     )
 
 
-def _instructions(text: str) -> tuple[str, str] | None:
-    """The first rule any reading of the text matches, with an excerpt of that reading."""
-    for copy in normalize.matching_copies(_without_specimens(text)):
+def _instructions(text: str) -> tuple[str, str, bool, bool] | None:
+    """The first rule any reading of the text matches, with an excerpt of that reading,
+    whether it is only a suspicion (rules.suspicion) because no other rule matched, and
+    whether it is only a hint."""
+    copies = normalize.matching_copies(_without_specimens(text))
+    for copy in copies:
         if found := rules.instruction_rule(copy):
-            rule, match = found
-            return rule, _excerpt(copy, match)
+            return found[0], _excerpt(copy, found[1]), False, False
+    for copy in copies:
+        if found := rules.suspicion(copy):
+            return found[0], _excerpt(copy, found[1]), True, found[2]
     return None
 
 
 def _scan(text: str, field: str, depth: int, findings: dict[str, PoisonFinding]) -> None:
-    def found(rule: str, excerpt: str) -> None:
-        findings.setdefault(rule, PoisonFinding(rule=rule, field=field, excerpt=excerpt))
+    def found(rule: str, excerpt: str, weak: bool = False, hint: bool = False) -> None:
+        known = findings.get(rule)
+        if known is None or (known.weak, known.hint) > (weak, hint):
+            findings[rule] = PoisonFinding(rule, field, excerpt, weak, hint and weak)
 
     if normalize.hidden_characters(text):
         found("hidden_characters", "".join(c if c.isprintable() else "\u2423" for c in text)[:80])
     if hit := _instructions(text):
         found(*hit)
         if normalize.mixed_script(text):
-            found("homoglyphs", hit[1])
+            found("homoglyphs", *hit[1:])
     visible = normalize.visible(text)
     if match := rules.HIDDEN_HTML.search(visible):
         found("hidden_text", _excerpt(visible, match))
     for segment in normalize.unseen_segments(visible):
         # What a page does not show may not even address the model by name to be suspect.
-        if rules.READER.search(segment) or _instructions(segment):
+        if rules.READER.search(segment):
             found("hidden_text", segment[:80])
+        elif hit := _instructions(segment):
+            found("hidden_text", segment[:80], *hit[2:])
     for url in _URL.finditer(visible):
         decoded = unquote_plus(url.group(0))
-        if _SCRIPT_URL.match(decoded) or (decoded != url.group(0) and _instructions(decoded)):
+        if _SCRIPT_URL.match(decoded):
             found("instruction_link", url.group(0)[:80])
+        elif decoded != url.group(0) and (hit := _instructions(decoded)):
+            found("instruction_link", url.group(0)[:80], *hit[2:])
     if depth < _MAX_DEPTH:
         for decoded in normalize.decoded_segments(visible, reversed_too=depth == 0):
             inner: dict[str, PoisonFinding] = {}
             _scan(decoded, field, depth + 1, inner)
             if inner:
-                found("encoded_instructions", decoded[:80])
+                weak = all(finding.weak for finding in inner.values())
+                hint = all(finding.hint for finding in inner.values())
+                found("encoded_instructions", decoded[:80], weak, hint)
                 for finding in inner.values():
-                    findings.setdefault(finding.rule, finding)
+                    found(finding.rule, finding.excerpt, finding.weak, finding.hint)
 
 
 MODEL_MIN_CHARS = 16  # tags and keys are too short for an embedding to say anything
 
 
 def rule_findings(text: str, field: str = "content") -> list[PoisonFinding]:
-    """The rules' findings alone, at most one per rule (no model involved)."""
+    """The rules' findings alone, at most one per rule (no model involved), weak ones
+    included."""
     findings: dict[str, PoisonFinding] = {}
     _scan(text, field, 0, findings)
     return list(findings.values())
+
+
+def settle(
+    text: str, field: str, found: list[PoisonFinding], score: float | None, threshold: float
+) -> list[PoisonFinding]:
+    """A field's findings once the classifier has read it (`score`, None when it did not):
+    a text no rule flagged is flagged at `threshold`; one only suspected, at CORROBORATION
+    or, but for hints, when the classifier could not read it; one a rule flagged stays
+    flagged. A text
+    shorter than MODEL_MIN_CHARS is never the classifier's to judge."""
+    if len(text) < MODEL_MIN_CHARS:
+        score = None
+    if found and not all(finding.weak for finding in found):
+        return found
+    if found and score is None:
+        return [finding for finding in found if not finding.hint]
+    if found:
+        return found if score >= classifier.CORROBORATION else []
+    if score is not None and score >= threshold:
+        excerpt = normalize.visible(text)[:80]
+        return [PoisonFinding(rule="classifier", field=field, excerpt=excerpt)]
+    return []
+
+
+def _needs_reading(text: str, found: list[PoisonFinding]) -> bool:
+    return len(text) >= MODEL_MIN_CHARS and all(finding.weak for finding in found)
+
+
+def _screened(fields: list[tuple[str, str]]) -> list[list[PoisonFinding]]:
+    """Each (field, text)'s settled findings, the classifier's embeddings in one batch."""
+    found = [rule_findings(text, field) for field, text in fields]
+    pending = [i for i, (_, text) in enumerate(fields) if _needs_reading(text, found[i])]
+    scores = classifier.scores([fields[i][1] for i in pending]) if pending else None
+    read = dict(zip(pending, scores, strict=True)) if scores is not None else {}
+    return [
+        settle(text, field, found[i], read.get(i), classifier.threshold())
+        for i, (field, text) in enumerate(fields)
+    ]
 
 
 def scan_text(text: str, field: str = "content") -> list[PoisonFinding]:
@@ -146,35 +207,13 @@ def scan_text(text: str, field: str = "content") -> list[PoisonFinding]:
 def scan_fields(fields: Mapping[str, str | None]) -> list[PoisonFinding]:
     """Findings over every text field of a write (content, key, value, tags, hints): the
     rules on each, then the classifier, in one batch, on the fields no rule flagged."""
-    findings, unflagged = [], {}
-    for field, value in fields.items():
-        if not value:
-            continue
-        found = rule_findings(value, field)
-        findings.extend(found)
-        if not found and len(value) >= MODEL_MIN_CHARS:
-            unflagged[field] = value
-    scores = classifier.scores(list(unflagged.values())) if unflagged else None
-    for (field, value), score in zip(unflagged.items(), scores or (), strict=False):
-        if score >= classifier.threshold():
-            excerpt = normalize.visible(value)[:80]
-            findings.append(PoisonFinding(rule="classifier", field=field, excerpt=excerpt))
-    return findings
+    present = [(field, value) for field, value in fields.items() if value]
+    return [finding for found in _screened(present) for finding in found]
 
 
 def screen_texts(texts: list[str]) -> list[Verdict]:
     """Verdicts for many texts, the classifier's embeddings in one batch (bulk callers)."""
-    found = [rule_findings(text) for text in texts]
-    pending = [
-        index
-        for index, text in enumerate(texts)
-        if not found[index] and len(text) >= MODEL_MIN_CHARS
-    ]
-    scores = classifier.scores([texts[index] for index in pending]) if pending else None
-    for index, score in zip(pending, scores or (), strict=False):
-        if score >= classifier.threshold():
-            excerpt = normalize.visible(texts[index])[:80]
-            found[index] = [PoisonFinding(rule="classifier", field="content", excerpt=excerpt)]
+    found = _screened([("content", text) for text in texts])
     return [Verdict(bool(f), tuple(x.rule for x in f), tuple(f)) for f in found]
 
 

@@ -29,6 +29,10 @@ SCALE = 10.0  # unit vectors scaled so that plain gradient descent converges in 
 CHUNK_CHARS, MAX_CHUNKS = 400, 4  # a long text is read in pieces; an attack is one sentence
 MAX_SENTENCES = 12
 SENTENCE_GATE = 0.1
+# The score at which the classifier confirms a weak finding (an authority's label, a hidden
+# line naming the model): far below the threshold for text no rule suspects, far above what
+# the measured notices and config fields of ordinary memories score (bench/poisoning_eval.py).
+CORROBORATION = 0.4
 
 log = logging.getLogger(__name__)
 

@@ -60,6 +60,9 @@ DECEIVE = re.compile(
     r"|\b(?:read|open|use|run)\s+\S+\s+without\s+mentioning\s+it\b"
     r"|\bout\s+of\s+(?:anything|everything|whatever)\s+you\s+(?:tell|report\s+to|show)\s+(?:the\s+)?(?:user|owner)"
     r"|\bnot\s+to\s+be\s+(?:reported|mentioned|disclosed|shown)\s+to\s+(?:the\s+)?(?:user|owner)"
+    r"|\b(?:say|answer|reply)\s+(?:no|nothing|that\s+nothing\s+\w+)\b[^.\n]{0,20}?\bif\s+(?:the\s+)?(?:user|owner|anyone|someone)\s+asks\b"
+    r"|\bif\s+(?:the\s+)?(?:user|owner|anyone|someone)\s+asks\b[^.\n]{0,60}?\b(?:say|answer|reply)\s+(?:no|nothing|that\s+nothing)\b"
+    r"|\b(?:doesn't|does\s+not|won't|don't|never)\s+(?:show\s+up|appear)\s+in\s+(?:the\s+)?(?:[\w-]+\s+)?(?:audit|access\s+log)"
     r"|\b(?:say|claim|state|mention)\s+(?:that\s+)?(?:it|this|the\s+\w+)\s+(?:was|is|has\s+been)\s+"
     r"(?:audited|official|verified|vetted|approved|safe)\b",
     _I,
@@ -72,7 +75,9 @@ DECEIVE_ZH = re.compile(
     r"|对外(?:就)?(?:说|称|讲)(?:是|成)|守口如瓶|没必要惊动|不必跟[^。\n]{0,12}?(?:细说|说明|解释|汇报)"
     r"|(?:总结|汇报|回复|报告)(?:里|裡)只(?:写|说)"
     r"|(?:直接|就|只)(?:说|回答|回复)(?:已经?|都)?(?:通过|跑过|弄好了|搞定了?)[^。\n]{0,12}?不用真的"
-    r"|(?:谁要|谁问|有人要)[^。\n]{0,10}?都(?:可以|能)(?:完整)?(?:提供|给)",
+    r"|(?:谁要|谁问|有人要)[^。\n]{0,10}?都(?:可以|能)(?:完整)?(?:提供|给)"
+    r"|(?:用户|主人|有人|谁)问[^。\n]{0,20}?(?:一律|就|都|只)(?:回答|说|答|回复)(?:没有|不知道|没|不清楚)"
+    r"|(?:不要|别|不能|不会)(?:出现|留下?|显示)在[^。\n]{0,6}?(?:审计|日志|记录)",
 )
 _AUTHORITY = r"(?:admin(?:istrator)?|owner|operator|root|maintainer|system|elevated|full)"
 AUTHORITY = re.compile(
@@ -103,6 +108,8 @@ AUTHORITY = re.compile(
     r"|\bnever\s+ask\s+before\s+(?:deleting|dropping|force-pushing|removing|wiping|resetting)"
     r"|\btreat\s+(?:any|every|all)\s+(?:messages?|requests?|comments?|instructions?)\s+(?:signed|from|sent\s+by|written\s+by)\b"
     r"[^.\n]{0,40}?\bas\s+(?:coming\s+from|from|sent\s+by|written\s+by|if\s+from)\s+(?:the\s+)?(?:owner|admin\w*|user|maintainer)"
+    r"|\b(?:workspace\s+|repo(?:sitory)?\s+|account\s+)?(?:owner|admin\w*|maintainer)\s*,\s*(?:verified|authenticated)\b"
+    r"|\bowner\s+override\b|\b(?:the\s+)?(?:owner|user)\s+(?:has\s+)?(?:already\s+)?pre-?approved\b"
     r"|\bapprove\s+(?:its|your|their)\s+own\s+(?:pending\s+)?(?:actions?|requests?|changes?|prs?|pull\s+requests?)"
     r"|\b(?:mark|label|flag|tag)\s+(?:it|this|them|these|the\s+note)\s+as\s+(?:confirmed|approved|trusted|verified)\s+by\s+the\s+(?:owner|user)"
     r"|\bact\s+as\b[^.\n]{0,30}?\b(?:unrestricted|unfiltered|uncensored|jailbroken|all-powerful)\b"
@@ -114,7 +121,9 @@ AUTHORITY_ZH = re.compile(
     rf"(?:管理员|主人|所有者|系统|老板|最高){_Z}{{0,4}}?(?:指令|命令|消息|授权|意思)?"
     r"|优先级高于(?:当前)?(?:用户|主人|你的)"
     rf"|(?:当作|当成|视为)(?:主人|用户|管理员)(?:亲自)?(?:下达|输入|发出|说)的"
-    rf"|(?:主人|用户|所有者|账号所有人)(?:已经?|早已|已)(?:授权|同意|批准|签字)(?:过)?了?{_Z}{{0,6}}?[：:，,]{_Z}{{0,4}}?(?:把|请|直接|可以)"
+    rf"|(?:主人|用户|所有者|账号所有人)(?:已经?|早已|已)(?:在{_Z}{{1,6}}?)?(?:授权|同意|批准|签字)(?:过)?了?{_Z}{{0,6}}?[：:，,]"
+    rf"(?:{_Z}{{0,4}}?(?:把|请|直接|可以)|{_Z}{{0,60}}?(?:无需|不用|不必)(?:再)?确认)"
+    r"|(?:主人|所有者|管理员)\s*[，,]\s*已(?:验证|认证)|主人授权覆盖"
     r"|(?:合规部门|法务|安全团队|管理层|公司)(?:已经?|早已)(?:批准|同意|签字|放行)\s*[：:]"
     rf"|(?:写入|提交|发来|提)的(?:记忆|内容|消息|合并请求){_Z}{{0,4}}?一律(?:标为|视为|当作)?(?:可信|已确认|权威|直接批准)"
     r"|你(?:真正|实际)的(?:主人|操作者|老板|管理员)是"
@@ -146,7 +155,12 @@ PUBLISHED = re.compile(
     _I,
 )
 BACKDOOR = re.compile(
-    r"\bif\s+(?:the\s+)?(?:password|passphrase|pin|token)\s+(?:equals|is|==|matches)\s*\S{1,40}?\s*,?\s*"
+    r"\bhard-?cod\w*\s+(?:the\s+|a\s+)?(?:password|passphrase|credential|token)\b[^.\n]{0,40}?\b(?:fallback|backup|master|bypass)\b"
+    r"|写死(?:一个)?(?:备用|万能|后门|固定)?(?:的)?(?:密码|口令)"
+    r"|\bhidden\s+(?:route|endpoint|url)\b[^.\n]{0,60}?\b(?:log(?:s|ged)?\s+in|admin|owner|superuser)\b"
+    r"|隐藏(?:路由|接口|入口)[^。\n]{0,40}?(?:登录|管理员|主人|超级)"
+    r"|(?:--(?:extra-)?index-url|\bpoint\s+(?:pip|npm|uv|poetry)\s+at)\s+http://"
+    r"|\bif\s+(?:the\s+)?(?:password|passphrase|pin|token)\s+(?:equals|is|==|matches)\s*\S{1,40}?\s*,?\s*"
     r"(?:then\s+)?(?:grant|give|make|log\s+(?:them|it)\s+in\s+as|treat\s+(?:them|it)\s+as|return)\b"
     rf"{_S}{{0,30}}?\b(?:superuser|admin\w*|root|staff|owner|true)\b"
     rf"|(?:密码|口令)(?:为|是|等于){_Z}{{1,40}}?(?:时|就|则){_Z}{{0,8}}?(?:直接)?(?:给|授予|赋予|开通)"
@@ -159,10 +173,10 @@ WEAK_SIGNS = (
         r"\b(?:turn|switch|shut)\s+(?:off\s+)?(?:the\s+)?(?:csrf|signature|secret[-\s]scann\w*|2fa|mfa|tls|ssl|certificate"
         r"|auth\w*|audit|hooks?|review)\b[\w\s-]{0,20}?\boff\b"
         r"|\b(?:turn|switch)\s+off\s+(?:the\s+)?(?:csrf|signature|secret[-\s]scann\w*|2fa|mfa|tls|ssl|certificate|auth\w*|audit)"
-        r"|\b(?:comment\s+out|remove|disable|bypass|skip)\s+(?:the\s+)?(?:webhook\s+)?(?:signature|csrf|token|auth\w*|permission)"
-        r"\s+(?:check|verification|validation)s?\b"
+        r"|\b(?:comment\s+out|remove|disable|bypass|skip|replace)\s+(?:the\s+)?(?:webhook\s+|lockfile\s+)?(?:signature|csrf|token|auth\w*"
+        r"|permission|hash)\s+(?:check|verification|validation)s?\b"
         r"|\bcore\.hooksPath\s+/dev/null|\bDEBUG\s+(?:=\s*True\s+|on\s+)in\s+prod\w*|\bALLOW_UNSIGNED\w*\s*=\s*True"
-        r"|(?:签名校验|签名验证|CSRF|鉴权|双因素|2FA|密钥扫描|安全检查|钩子)\w{0,4}?(?:关掉|关闭|去掉|禁用|注释掉)"
+        r"|(?:签名校验|签名验证|哈希校验|CSRF|鉴权|双因素|2FA|密钥扫描|安全检查|钩子)\w{0,4}?(?:关掉|关闭|去掉|禁用|注释掉)"
         r"|(?:关掉|关闭|去掉|禁用|注释掉)(?:了)?(?:签名校验|签名验证|CSRF|鉴权|双因素|密钥扫描|钩子)",
         re.I,
     ),
@@ -195,7 +209,7 @@ WEAK_SIGNS = (
         r"|(?:删掉|删除|清空|drop)(?:了)?生产环境的?\s*\S{1,20}?\s*表|allow_failure:\s*true\b[^\n]{0,40}?(?:security|review|scan)",
         re.I,
     ),
-    re.compile(  # an authority's label or a claim of priority in the middle of a note
+    LABEL_SIGN := re.compile(  # an authority's label or a claim of priority in the middle of a note
         r"\b(?:system\s+(?:notice|message)|admin(?:istrator)?\s+directive|message\s+from\s+the\s+(?:repository\s+|repo\s+)?owner"
         r"|developer\s+(?:message|note)|priority\s+override|vendor\s+security\s+advisory|security\s+team\s+(?:notice|通知))\b"
         r"|\b(?:highest|top)\s+priority\b|\btakes\s+(?:priority|precedence)\b"
@@ -216,6 +230,8 @@ WEAK_SIGNS = (
     ),
     re.compile(  # a covert or conditional trigger
         r"\bbefore\s+anything\s+else\b|\bwhenever\s+a\s+(?:test|build|check|job)\s+fails\b"
+        r"|\bbefore\s+you\s+(?:answer|reply|respond)\b|\bnext\s+time\s+a\s+session\s+(?:opens|starts)\b"
+        r"|\((?:pass\s+or\s+fail|either\s+way)\)|不管成败|无论成败|只要(?:主人|用户)问到"
         r"|\b(?:keep|leave)\s+(?:it|this|that)\s+out\s+of\s+the\s+(?:changelog|release\s+notes|commit\s+message|logs?)\b"
         r"|\b(?:do\s+this\s+)?quietly\b|\bwithout\s+(?:a\s+word|comment|asking)\b"
         r"|\bquietly\s+(?:left\s+out|dropped|removed|skipped|disabled)\b"
@@ -223,6 +239,16 @@ WEAK_SIGNS = (
         r"|(?:从流水线|从\s*CI)(?:里)?(?:拿掉|去掉|删掉)",
         re.I,
     ),
+)
+
+
+# The hub's own screens switched off: no team note asks an agent for that.
+SCREENS_OFF = re.compile(
+    r"\b(?:comment\s+out|disable|remove|bypass|switch\s+off|turn\s+off|skip)\b[^.\n]{0,40}?"
+    r"\b(?:write|secret|poisoning|credential)\s+(?:and\s+\w+\s+)?(?:gates?|screens?)\b"
+    r"|\b(?:write|secret|poisoning|credential)\s+(?:and\s+\w+\s+)?(?:gates?|screens?)\b[^.\n]{0,40}?\b(?:off|disabled)\b"
+    r"|(?:写入闸门|闸门|安全闸|投毒检查|密钥检查)[^。\n]{0,4}?(?:注释掉|关掉|关闭|去掉|禁用)",
+    _I,
 )
 
 
@@ -234,6 +260,7 @@ def harm(text: str) -> tuple[str, re.Match] | None:
         ("backdoor", (BACKDOOR,)),
         ("persistence", (PERSISTENCE,)),
         ("published_secret", (PUBLISHED,)),
+        ("weakened_safeguards", (SCREENS_OFF,)),
     ):
         for pattern in patterns:
             if match := unnegated(pattern, text, WINDOW):
@@ -246,4 +273,17 @@ def harm(text: str) -> tuple[str, re.Match] | None:
     ]
     if len(signs) >= 2:
         return "weakened_safeguards", signs[0]
+    return None
+
+
+def weak_sign(text: str) -> tuple[str, re.Match] | None:
+    """One weaker sign alone (not under a prohibition): a suspicion, not an attack
+    (rules.suspicion); the classifier settles it. A label in the middle of a note is not
+    one: people quote "SYSTEM NOTICE: db-1 reboots on Sunday" in checklists and calendars."""
+    for pattern in WEAK_SIGNS:
+        if pattern is LABEL_SIGN:
+            continue
+        for match in pattern.finditer(text):
+            if not negated(text, match.start(), WINDOW):
+                return "weakened_safeguards", match
     return None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 import re
 import unicodedata
 from urllib.parse import unquote, unquote_plus
@@ -264,14 +265,47 @@ _PERCENT_RUN = re.compile(
 )
 
 
+_MAX_OBJECTS = 8  # JSON objects unwrapped per text; a longer run of braces is read as is
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
+def json_strings(text: str) -> str:
+    """The text with each JSON object in it replaced by its string values, one per line: a
+    saved tool call or a config says what its strings say, and its braces and keys would
+    make every such note read alike."""
+    decoder, out, index, unwrapped = json.JSONDecoder(), [], 0, 0
+    while unwrapped < _MAX_OBJECTS and (start := text.find("{", index)) != -1:
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except ValueError:
+            out.append(text[index : start + 1])
+            index = start + 1
+            continue
+        out.append(text[index:start])
+        out.append("\n".join(_strings(value)) if isinstance(value, dict) else text[start:end])
+        index, unwrapped = end, unwrapped + 1
+    out.append(text[index:])
+    return "".join(out)
+
+
 def classifier_text(text: str) -> str:
     """What the classifier embeds: the words, not their carrier. The visible text with
-    markup tags and comment markers dropped (the rules judge what a page hides; a
-    `<details>` or `<!-- TODO -->` says nothing of intent), percent-encoded runs decoded
-    (an OAuth callback URL is a URL, not a disguise) and letter-spacing collapsed (an
-    embedding of "i g n o r e" says little); leetspeak is left alone (it would garble the
-    version numbers and identifiers of ordinary notes)."""
-    words = _MARKUP.sub(" ", visible(text))
+    JSON objects read as their strings (json_strings), markup tags and comment markers
+    dropped (the rules judge what a page hides; a `<details>` or `<!-- TODO -->` says
+    nothing of intent), percent-encoded runs decoded (an OAuth callback URL is a URL, not a
+    disguise) and letter-spacing collapsed (an embedding of "i g n o r e" says little);
+    leetspeak is left alone (it would garble the version numbers and identifiers of
+    ordinary notes)."""
+    words = _MARKUP.sub(" ", json_strings(visible(text)))
     words = _PERCENT_RUN.sub(lambda run: unquote(run.group(0)), words)
     return collapse_spacing(words)
 

@@ -113,7 +113,8 @@ ROLE_EN_CASED = re.compile(
 ROLE_ZH = re.compile(
     r"你现在是|从现在(?:开始|起)(?:，)?你(?:是|就是|扮演|必须|将)|你的新(?:身份|角色|名字|指令)"
     r"|你不再是|(?:你|请)扮演|扮演(?:DAN|一个|没有|不受|邪恶|黑客)|(?:假装|假设)你是"
-    r"|(?:进入|开启|启用)(?:开发者|越狱|上帝|DAN)模式|(?:没有任何|不受任何?)限制的(?:AI|助手|模型|人工智能)",
+    r"|(?:进入|开启|启用)(?:开发者|越狱|上帝|DAN)模式|(?:没有任何|不受任何?)限制的(?:AI|助手|模型|人工智能)"
+    r"|请入戏|入戏吧|(?:我们)?来玩(?:个|一个)(?:角色扮演)?游戏|你(?:现在)?是(?:代理|临时|新的?)主人|你是从不拒绝的",
     re.IGNORECASE,
 )
 ROLE_MARKUP = re.compile(
@@ -124,11 +125,21 @@ ROLE_MARKUP = re.compile(
     r"|\"role\"\s*:\s*\"(?:system|assistant|tool|developer)\"",
     _I,
 )
-# A line that opens with an authority's label, as a system prompt or an operator would.
-SYSTEM_FRAMING = re.compile(
-    r"^\W{0,4}(?:system|admin(?:istrator)?|developer|root|operator|openai|anthropic)\s*"
+# A line that opens with an authority's label, as a system prompt or an operator would. A
+# label alone is only a suspicion: "SYSTEM NOTICE: runner-07 reboots on Monday" is how
+# people announce maintenance, so the classifier settles it (a weak finding, __init__.py).
+AUTHORITY_LABEL = re.compile(
+    r"^\W{0,8}(?:system|admin(?:istrator)?|developer|root|operator|openai|anthropic|(?:\w+\s+)?server|platform)\s*"
     r"(?:notice|message|override|instructions?|prompt|directive|command|announcement)s?\s*(?:[\]:：】)=-]|$)"
-    r"|^\W{0,3}\[(?:system|admin|sys|developer)\]"
+    r"|^\W{0,3}(?:系统|管理员|开发者)(?:提示词?|通知|消息|指令|命令|公告)\s*[:：]"
+    r"|【(?:系统|管理员|开发者)】",
+    _I,
+)
+SYSTEM_FRAMING = re.compile(
+    r"^\W{0,3}\[(?:system|admin|sys|developer)\]"
+    # In brackets, the label is a chat template's turn, not an announcement.
+    r"|^\W{0,3}[\[【](?:system|admin(?:istrator)?|developer|operator)\s+(?:notice|message|prompt|instructions?)[\]】]"
+    r"|^\W{0,3}【(?:系统|管理员|开发者)(?:提示词?|通知|消息|指令|命令|公告)?】"
     # A transcript line in the model's voice; a "System:" label only when it gives orders
     # ("System: Ubuntu 22.04" is a config note).
     r"|^\W{0,4}(?:assistant|ai|model)\s*[:：]"
@@ -136,19 +147,43 @@ SYSTEM_FRAMING = re.compile(
     r"|the\s+assistant|do|don't|print|send|reveal|disregard|forget)\b"
     r"|\bimportant\s+(?:message|notice|instructions?)\s+from\s+(?:the\s+)?"
     r"(?:developers?|administrators?|admins?|system|openai|anthropic|operators?)\b"
-    r"|^\W{0,3}[【\[]?(?:系统|管理员|开发者)(?:提示词?|通知|消息|指令|命令|公告)(?:[】\]]|\s*[:：])"
     r"|^\W{0,3}系统\s*[:：]\s*(?:你|以后|从现在|每次|所有|请|忽略|无视|必须)"
     r"|新的?(?:系统)?(?:指令|指示)\s*[:：]",
     _I,
 )
+# A call of a tool that only keeps or reads notes (memory_remember, capture_note,
+# handoff_create) is a record of a note, read for what it carries; any other call stored in
+# a memory is an order to make it.
+_NOTE_TOOL = (
+    r"[\"'](?:[\w-]+[./])?(?:(?:memory|memories|notes?|capture|handoff)[_.-]?(?:remember|checkpoint"
+    r"|recall|context|bootstrap|history|search|note|create|save|add|write)?|remember|take_note"
+    r"|(?:save|add|write)_note)[\"']"
+)
 TOOL_CALL = re.compile(
-    r"[\"'](?:tool|tool_name|function|function_call|tool_use|recipient_name|action)[\"']\s*:\s*[\"'{]"
+    rf"[\"'](?:tool|tool_name|function|function_call|tool_use|recipient_name|action)[\"']\s*:\s*(?!{_NOTE_TOOL})[\"'{{]"
     r"[^}]{0,300}?[\"'](?:arguments|parameters|input|args|action_input)[\"']\s*:"
-    r"|[\"']name[\"']\s*:\s*[\"'][^\"']{1,60}[\"']\s*,\s*[\"'](?:arguments|parameters)[\"']\s*:"
+    rf"|[\"']name[\"']\s*:\s*(?!{_NOTE_TOOL})[\"'][^\"']{{1,60}}[\"']\s*,\s*[\"'](?:arguments|parameters)[\"']\s*:"
     r"|[\"'](?:call|tool|function|action|invoke|run)[\"']\s*:\s*[\"'][\w-]+\.(?:read|post|exec|run|send|write|delete"
     r"|upload|fetch|get|put)\w*[\"']"
-    r"|[\"'](?:assistant|agent|llm|ai|model)_?(?:instructions?|directives?|notes?|prompt)[\"']\s*:"
     r"|\b(?:prompt_override|system_prompt|notes_for_agents|agent_instructions|x-llm-note)\b\s*[=:]",
+    _I,
+)
+# A field of a config addressed to the model ("agent_note": …) is, like a label, a
+# suspicion the classifier settles on what the field says.
+AGENT_FIELD = re.compile(
+    r"[\"'](?:assistant|agent|llm|ai|model)_?(?:instructions?|directives?|notes?|prompt)[\"']\s*:",
+    _I,
+)
+# Words addressed to the models that will read the note: a team's CLAUDE.md does this too
+# ("rules for AI agents: run the tests first"), so it is a suspicion as well.
+AI_READERS = re.compile(
+    r"\b(?:instructions?|orders?|rules?|notes?|guidance|policy|fyi|notice)\s+(?:for|to)\s+(?:any|all|every|the)?\s*"
+    r"(?:ai|llm)\s+(?:tools?|agents?|assistants?|models?|readers?)\b"
+    r"|\bfyi\s+for\s+(?:any|all|every)\s+(?:ai\s+)?(?:assistant|agent|model|llm)s?\b"
+    r"|\b(?:ai|llm)\s+readers\s*:|^\W{0,3}agent\s+note\b"
+    r"|\b(?:compliant|well-behaved)\s+(?:ai|assistant|agent|model)s?\s+(?:will|must|should|always)\b"
+    r"|(?:代理|智能体|助手|AI)须知\s*[:：]|对\s*AI\s*(?:工具|助手|代理|模型)的|(?:助手|AI|代理|模型)策略"
+    r"|合规的(?:助手|AI|代理|模型)",
     _I,
 )
 
@@ -159,7 +194,7 @@ _SECRET_EN = (
     r"|deploy\s+tokens?|session\s+cookies|refresh\s+tokens|conversation|chat\s+history|system\s+prompt"
     r"|(?:chat\s+)?transcripts?|(?:whole|full|entire)\s+(?:thread|chat|conversation|session)|setup\s+text"
     r"|memory\s+exports?|private\s+(?:mail|messages?|e-?mails?|dms?)|every\s+file\s+you\s+open"
-    r"|environment\s+variables?|\*_[A-Z]+\b)"
+    r"|environment\s+variables?|\*_[A-Z]+\b|`(?:env|printenv|set)(?:\s*\|[^`]{0,20})?`|\bprintenv\b)"
 )
 _SEND_EN = (
     r"\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|copy|paste|share"
@@ -176,6 +211,7 @@ EXFILTRATION_EN = re.compile(
     rf"|\b(?:export|collect|gather|grab|read|take|copy)\b[^\n]{{0,20}}?{_SECRET_EN}[^\n]{{0,30}}?{_SEND_EN}[^\n]{{0,40}}?{_DESTINATION}"
     rf"|\b(?:curl|wget)\b[^\n]{{0,80}}?(?:-d|--data\S*|-F|-T|--upload-file)\s+\S*?(?:\.env|\.ssh|\.aws|id_rsa|credentials)"
     r"|\$\(\s*cat\s+[^)]*(?:\.ssh|\.aws|\.env|id_rsa|credentials)"
+    rf"|\b(?:b?cc|copy\s+in)\s+{_DESTINATION}[^\n]{{0,80}}?{_SECRET_EN}"
     r"|\b(?:reveal|print|output|dump|leak|show|display|disclose|repeat)\s+(?:me\s+)?(?:your|the)\s+"
     r"(?:system\s+prompt|initial\s+instructions|hidden\s+instructions)"
     rf"|\b(?:print|dump|reveal|output|list|collect|gather)\s+(?:out\s+)?(?:all|every|each)\s+(?:the\s+)?(?:{_SECRET_EN}|secret)",
@@ -189,16 +225,15 @@ EXFILTRATION_ZH = re.compile(
     rf"|{_SEND_ZH}{_ZH_STOP}{{0,20}}?{_SECRET_ZH}{_ZH_STOP}{{0,20}}?{_DESTINATION}"
     r"|(?:输出|泄露|透露|打印|显示|告诉我)(?:一下)?(?:你的)?(?:系统提示词?|初始指令|隐藏指令)"
     # "把 API key 打印到日志里": asking for a secret to be put out; "不要…" is negated.
-    rf"|把\s*(?:你的)?(?:系统提示词?|{_SECRET_ZH}){_ZH_STOP}{{0,6}}?(?:输出|发送|发给|发到|打印|上传|透露|泄露|告诉)",
+    rf"|把\s*(?:你的)?(?:系统提示词?|{_SECRET_ZH}){_ZH_STOP}{{0,12}}?(?:输出|发送|发给|发到|打印|上传|透露|泄露|告诉|贴出)",
     re.IGNORECASE,
 )
 _CREDENTIAL_FILE = (
     r"(?:~/|\$HOME/)\.(?:ssh/(?!\S*\.pub\b|authorized_keys|known_hosts|config\b)\S*|aws/credentials"
-    r"|npmrc|pypirc|netrc|docker/config\.json|kube/config)|\bid_(?:rsa|ed25519|ecdsa)\b(?!\.pub)"
+    r"|npmrc|pypirc|netrc|docker/config\.json|kube/config|git-credentials|codex/auth\.json"
+    r"|claude/\.credentials\.json|config/gh/hosts\.yml|config/gcloud/\S+)|\bid_(?:rsa|ed25519|ecdsa)\b(?!\.pub)"
 )
-_LEAK_VERB = (
-    r"\b(?:paste|send|cat|print|upload|post|copy|email|share)\b|发给|发送|发到|上传|粘贴|打印|贴到"
-)
+_LEAK_VERB = r"\b(?:paste|send|cat|print|upload|post|copy|email|share)\b|发给|发送|发到|上传|粘贴|打印|贴到|贴出|(?:回复|回答)里"
 CREDENTIAL_LEAK = re.compile(
     rf"(?:{_LEAK_VERB})[^\n]{{0,40}}?(?:{_CREDENTIAL_FILE})|(?:{_CREDENTIAL_FILE})[^\n]{{0,40}}?(?:{_LEAK_VERB})",
     re.IGNORECASE,
@@ -243,8 +278,11 @@ ADDRESSED_ZH = re.compile(
     r"|作为\s*(?:AI|人工智能|助手|模型|智能体)|(?:给|致)?(?:读到|看到)这(?:条|段)(?:记忆|内容|消息|话)?的(?:AI|模型|助手|智能体)",
     re.IGNORECASE,
 )
+# The model named as the reader; "agent forwarding", "ssh-agent" and "user agent" are not it.
 READER = re.compile(
-    r"\b(?:ai|assistant|agent|model|llm|claude|gpt|codex)s?\b|助手|模型|智能体|机器人", re.I
+    r"\b(?:ai|assistant|model|llm|claude|gpt|codex)s?\b"
+    r"|(?<!ssh-)(?<!user[- ])\bagents?\b(?![-_ ]forwarding)|助手|模型|智能体|机器人",
+    re.I,
 )
 HIDDEN_HTML = re.compile(
     r"<[a-z][^>]*\bstyle\s*=\s*[\"'][^\"']*"
@@ -268,3 +306,18 @@ def instruction_rule(text: str) -> tuple[str, re.Match] | None:
         if match := check():
             return rule, match
     return harms.harm(text)
+
+
+def suspicion(text: str) -> tuple[str, re.Match, bool] | None:
+    """A shape that is not an attack by itself, named as the rule it would be, with its
+    match and whether it is only a hint: an authority's label opening a line, a config
+    field or words addressed to the model, or (a hint) one weaker sign alone. A screen
+    without its classifier holds a suspicion, as these shapes were attacks to it before,
+    and lets a hint pass, as one weaker sign always did."""
+    if match := AUTHORITY_LABEL.search(text) or AGENT_FIELD.search(text):
+        return "system_framing", match, False
+    if match := AI_READERS.search(text):
+        return "agent_directive", match, False
+    if found := harms.weak_sign(text):
+        return *found, True
+    return None

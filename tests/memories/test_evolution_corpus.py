@@ -239,7 +239,7 @@ def test_no_agent_text_reads_as_instructions_to_agents():
         for piece in (item["content"], item["key"], *item["tags"])
         if piece
     }
-    assert not [t for t in sorted(texts) if poisoning.rule_findings(t)]
+    assert not [t for t in sorted(texts) if any(not f.weak for f in poisoning.rule_findings(t))]
 
 
 @pytest.mark.django_db

@@ -1,6 +1,6 @@
 """The make-up of the blind `fresh8` poisoning split (tests/fixtures/poisoning/fresh8_*.py).
 
-fresh8 is a measure only, reported by bench/poisoning_eval.py and never trained on, so these
+fresh8 was measured once, blind, and is trained on since; like every split, these
 tests check what the split is made of, never how the screen scores on it."""
 
 from __future__ import annotations

@@ -74,7 +74,8 @@ def test_each_harm_is_caught_under_its_own_name(text, rule):
 )
 def test_the_same_subjects_written_for_people_pass(text):
     assert harms.harm(text) is None, harms.harm(text)
-    assert not poisoning.rule_findings(text)
+    assert not [f for f in poisoning.rule_findings(text) if not f.weak]
+    assert poisoning.scan_text(text) == []
 
 
 def test_one_weak_sign_alone_is_not_an_attack_but_two_are():
