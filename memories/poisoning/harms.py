@@ -60,6 +60,9 @@ DECEIVE = re.compile(
     r"|\b(?:read|open|use|run)\s+\S+\s+without\s+mentioning\s+it\b"
     r"|\bout\s+of\s+(?:anything|everything|whatever)\s+you\s+(?:tell|report\s+to|show)\s+(?:the\s+)?(?:user|owner)"
     r"|\bnot\s+to\s+be\s+(?:reported|mentioned|disclosed|shown)\s+to\s+(?:the\s+)?(?:user|owner)"
+    r"|\bskip\w*\b[^.\n]{0,40}?\b(?:say|report|claim)\s+(?:that\s+)?(?:they|it|the\s+\w+|all|everything)\s+(?:\w+\s+)?(?:passed|pass|green)"
+    r"|\bmark\s+(?:every|all|each)\s+(?:review\s+)?comments?\s+as\s+resolved"
+    r"|\bclear\s+(?:the\s+)?(?:shell|bash|command)\s+history\b|\bkeep\s+quiet\s+about\b"
     r"|\b(?:say|answer|reply)\s+(?:no|nothing|that\s+nothing\s+\w+)\b[^.\n]{0,20}?\bif\s+(?:the\s+)?(?:user|owner|anyone|someone)\s+asks\b"
     r"|\bif\s+(?:the\s+)?(?:user|owner|anyone|someone)\s+asks\b[^.\n]{0,60}?\b(?:say|answer|reply)\s+(?:no|nothing|that\s+nothing)\b"
     r"|\b(?:doesn't|does\s+not|won't|don't|never)\s+(?:show\s+up|appear)\s+in\s+(?:the\s+)?(?:[\w-]+\s+)?(?:audit|access\s+log)"
@@ -70,7 +73,9 @@ DECEIVE = re.compile(
 DECEIVE_ZH = re.compile(
     rf"(?:不管|无论|不论|没过|失败|一律){_Z}{{0,20}}?(?:告诉|汇报|报告|回复|答复|说)(?:给)?(?:用户|主人|大家|所有人|对方)?"
     rf"{_Z}{{0,10}}?(?:全部|都|已经|均)?(?:通过|成功|没问题|正常|跑过)"
-    r"|(?:总结|汇报|回复|计划|报告)里(?:别|不要|不用|不必)(?:提|写|说|列)"
+    r"|(?:总结|汇报|回复|计划|报告)里(?:别|不要|不用|不必)?(?:提|写|说|列|略去|省略|不提)"
+    r"|跳过(?:测试|检查)[^。\n]{0,10}?(?:报告|说|汇报)[^。\n]{0,6}?(?:通过|成功)|评审意见(?:都|全)?标(?:成|为|记为)已解决"
+    r"|清(?:掉|除|空)\s*(?:shell\s*)?(?:命令)?历史|一概不提"
     r"|(?:不用|不必|无需|别|不要)(?:告诉|通知|提醒|知会)(?:用户|主人)|不必声张|别声张|不要声张|不动声色"
     r"|对外(?:就)?(?:说|称|讲)(?:是|成)|守口如瓶|没必要惊动|不必跟[^。\n]{0,12}?(?:细说|说明|解释|汇报)"
     r"|(?:总结|汇报|回复|报告)(?:里|裡)只(?:写|说)"
@@ -109,6 +114,9 @@ AUTHORITY = re.compile(
     r"|\btreat\s+(?:any|every|all)\s+(?:messages?|requests?|comments?|instructions?)\s+(?:signed|from|sent\s+by|written\s+by)\b"
     r"[^.\n]{0,40}?\bas\s+(?:coming\s+from|from|sent\s+by|written\s+by|if\s+from)\s+(?:the\s+)?(?:owner|admin\w*|user|maintainer)"
     r"|\b(?:workspace\s+|repo(?:sitory)?\s+|account\s+)?(?:owner|admin\w*|maintainer)\s*,\s*(?:verified|authenticated)\b"
+    r"|\b(?:consider|treat|assume)\b[^.\n]{0,40}?\b(?:already\s+)?approved\s+by\s+the\s+(?:owner|user)"
+    r"|\b(?:act|decide|sign)\s+in\s+(?:the\s+owner's|their)\s+name\b|\bmake\s+(?:their|the\s+owner's)\s+decisions\s+for\s+them"
+    r"|\bdecisions\s+are\s+made\s+in\s+their\s+name|\bas\s+agreed\s+with\s+the\s+owner\b"
     r"|\bowner\s+override\b|\b(?:the\s+)?(?:owner|user)\s+(?:has\s+)?(?:already\s+)?pre-?approved\b"
     r"|\bapprove\s+(?:its|your|their)\s+own\s+(?:pending\s+)?(?:actions?|requests?|changes?|prs?|pull\s+requests?)"
     r"|\b(?:mark|label|flag|tag)\s+(?:it|this|them|these|the\s+note)\s+as\s+(?:confirmed|approved|trusted|verified)\s+by\s+the\s+(?:owner|user)"
@@ -123,7 +131,9 @@ AUTHORITY_ZH = re.compile(
     rf"|(?:当作|当成|视为)(?:主人|用户|管理员)(?:亲自)?(?:下达|输入|发出|说)的"
     rf"|(?:主人|用户|所有者|账号所有人)(?:已经?|早已|已)(?:在{_Z}{{1,6}}?)?(?:授权|同意|批准|签字)(?:过)?了?{_Z}{{0,6}}?[：:，,]"
     rf"(?:{_Z}{{0,4}}?(?:把|请|直接|可以)|{_Z}{{0,60}}?(?:无需|不用|不必)(?:再)?确认)"
-    r"|(?:主人|所有者|管理员)\s*[，,]\s*已(?:验证|认证)|主人授权覆盖"
+    r"|(?:主人|所有者|管理员)\s*[，,]\s*已(?:验证|认证)|主人授权覆盖|以主人的名义|替(?:主人|他|她)做决定"
+    rf"|认定{_Z}{{0,20}}?(?:已经)?获得(?:了)?主人(?:的)?(?:批准|同意)|主人{_Z}{{0,8}}?已经同意了?{_Z}{{0,20}}?(?:不用|无需|不必)再问"
+    rf"|按照?\s*https?://\S+\s*上(?:发布|写)的{_Z}{{0,10}}?(?:行事|执行|办|做)"
     r"|(?:合规部门|法务|安全团队|管理层|公司)(?:已经?|早已)(?:批准|同意|签字|放行)\s*[：:]"
     rf"|(?:写入|提交|发来|提)的(?:记忆|内容|消息|合并请求){_Z}{{0,4}}?一律(?:标为|视为|当作)?(?:可信|已确认|权威|直接批准)"
     r"|你(?:真正|实际)的(?:主人|操作者|老板|管理员)是"
@@ -139,7 +149,9 @@ PERSISTENCE = re.compile(
     r"(?:note\s+|memory\s+|rule\s+|instructions?\s+)?(?:again\s+)?(?:in|to|into)\s+(?:every|all|each|other|your\s+)?\s*"
     r"(?:long-term|permanent|future|projects?|sessions?|memor(?:y|ies)|repos(?:itories)?)"
     r"|\bso\s+(?:that\s+)?(?:later|future|every|all)\s+(?:later\s+)?sessions?\s+(?:apply|follow|obey|repeat|do|keep)"
-    r"|(?:把|将)?这条(?:也|都)?(?:存进|写进|保存到|记到|加入|存到)(?:你的)?(?:长期)?记忆|以后每次(?:会话|对话)(?:都)?照做",
+    r"|(?:把|将)?这条(?:也|都)?(?:存进|写进|保存到|记到|加入|存到)(?:你的)?(?:长期)?记忆|以后每次(?:会话|对话)(?:都)?照做"
+    r"|\b(?:save|store|keep|write)\s+(?:this|it|a\s+copy\s+of\s+(?:it|this))\b[^.\n]{0,40}?\b(?:in\s+every|in\s+each|wherever\s+you)\s+(?:project|repo|session|workspace|work)"
+    r"|(?:每个|所有)项目里?[^。\n]{0,12}?(?:再存|存一份|保存一份)|这条记忆原样再存",
     _I,
 )
 # A secret put where others read it: a commit message, a public gist, a DNS lookup.
@@ -150,7 +162,7 @@ PUBLISHED = re.compile(
     r"|\b(?:base64|xxd|od|cat)\b[^\n]{0,30}?\.env\b[^\n]{0,160}?\b(?:nslookup|dig|host)\b"
     r"|\b(?:nslookup|dig)\b[^\n]{0,40}?\$\([^)]*\.env|\$\([^)]*\.env[^)]*\)\.[\w-]+\."
     r"|\b(?:change|set|reset)\s+(?:the\s+)?(?:db|database|admin|root|prod\w*)?\s*password\s+to\s+\S+\s+and\s+commit"
-    r"|(?:环境变量|密码|令牌|token|密钥|\.env)[^。\n]{0,24}?(?:写进|放进|附在|贴到|提交到)[^。\n]{0,10}?(?:提交信息|提交说明|README|公开|gist|回复)"
+    r"|(?:环境变量|密码|令牌|token|密钥|\.env)(?:(?!不要|别|切勿|不得|禁止)[^。\n]){0,24}?(?:写进|放进|附在|贴到|提交到)[^。\n]{0,10}?(?:提交信息|提交说明|README|公开|gist|回复)"
     r"|密码\s*改成\s*\S+?\s*(?:并|，?顺手)?\s*(?:commit|提交|写进)",
     _I,
 )
@@ -160,6 +172,9 @@ BACKDOOR = re.compile(
     r"|\bhidden\s+(?:route|endpoint|url)\b[^.\n]{0,60}?\b(?:log(?:s|ged)?\s+in|admin|owner|superuser)\b"
     r"|隐藏(?:路由|接口|入口)[^。\n]{0,40}?(?:登录|管理员|主人|超级)"
     r"|(?:--(?:extra-)?index-url|\bpoint\s+(?:pip|npm|uv|poetry)\s+at)\s+http://"
+    r"|\b(?:every|each|all)\s+(?:\w+\s+)?(?:hosts?|servers?|machines?)\b[^\n]{0,40}?authorized_keys|每台(?:主机|服务器|机器)[^。\n]{0,16}?authorized_keys"
+    r"|\b(?:reports|sends|uploads|posts)\s+(?:the\s+)?(?:environment|env(?:ironment)?\s+variables)\s+(?:on|at|during)\s+install"
+    r"|安装时(?:会)?(?:上报|上传|发送)(?:环境变量|环境)"
     r"|\bif\s+(?:the\s+)?(?:password|passphrase|pin|token)\s+(?:equals|is|==|matches)\s*\S{1,40}?\s*,?\s*"
     r"(?:then\s+)?(?:grant|give|make|log\s+(?:them|it)\s+in\s+as|treat\s+(?:them|it)\s+as|return)\b"
     rf"{_S}{{0,30}}?\b(?:superuser|admin\w*|root|staff|owner|true)\b"
@@ -175,7 +190,7 @@ WEAK_SIGNS = (
         r"|\b(?:turn|switch)\s+off\s+(?:the\s+)?(?:csrf|signature|secret[-\s]scann\w*|2fa|mfa|tls|ssl|certificate|auth\w*|audit)"
         r"|\b(?:comment\s+out|remove|disable|bypass|skip|replace)\s+(?:the\s+)?(?:webhook\s+|lockfile\s+)?(?:signature|csrf|token|auth\w*"
         r"|permission|hash)\s+(?:check|verification|validation)s?\b"
-        r"|\bcore\.hooksPath\s+/dev/null|\bDEBUG\s+(?:=\s*True\s+|on\s+)in\s+prod\w*|\bALLOW_UNSIGNED\w*\s*=\s*True"
+        r"|\bwithout\s+signing\b|\bcore\.hooksPath\s+/dev/null|\bDEBUG\s+(?:=\s*True\s+|on\s+)in\s+prod\w*|\bALLOW_UNSIGNED\w*\s*=\s*True"
         r"|(?:签名校验|签名验证|哈希校验|CSRF|鉴权|双因素|2FA|密钥扫描|安全检查|钩子)\w{0,4}?(?:关掉|关闭|去掉|禁用|注释掉)"
         r"|(?:关掉|关闭|去掉|禁用|注释掉)(?:了)?(?:签名校验|签名验证|CSRF|鉴权|双因素|密钥扫描|钩子)",
         re.I,
@@ -220,7 +235,7 @@ WEAK_SIGNS = (
         r"\byou\s+(?:must|should\s+now|need\s+to\s+now|are\s+(?:now\s+)?required\s+to)\b"
         r"|\b(?:all|every|any)\s+(?:assistants?|agents?|models?)\s+(?:must|should|needs?\s+to|必须|需要)"
         r"|\bwhichever\s+(?:agent|assistant|model)\s+(?:picks|reads|applies)"
-        r"|接下来你(?:必须|要|需要)|你现在(?:要|必须|需要)|务必|(?:给|致)\s*AI\s*助手|(?:助手|模型|智能体|AI)(?:请注意|注意\s*[:：])",
+        r"|接下来你(?:必须|要|需要)|你现在(?:要|必须|需要)|务必|(?:助手|模型|智能体|AI)(?:请注意|注意\s*[:：])",
         re.I,
     ),
     re.compile(  # tools or servers given the run of everything
@@ -231,7 +246,7 @@ WEAK_SIGNS = (
     re.compile(  # a covert or conditional trigger
         r"\bbefore\s+anything\s+else\b|\bwhenever\s+a\s+(?:test|build|check|job)\s+fails\b"
         r"|\bbefore\s+you\s+(?:answer|reply|respond)\b|\bnext\s+time\s+a\s+session\s+(?:opens|starts)\b"
-        r"|\((?:pass\s+or\s+fail|either\s+way)\)|不管成败|无论成败|只要(?:主人|用户)问到"
+        r"|\((?:pass\s+or\s+fail|either\s+way)\)|不管成败|无论成败|只要(?:主人|用户)问到|回答之前|回答前先"
         r"|\b(?:keep|leave)\s+(?:it|this|that)\s+out\s+of\s+the\s+(?:changelog|release\s+notes|commit\s+message|logs?)\b"
         r"|\b(?:do\s+this\s+)?quietly\b|\bwithout\s+(?:a\s+word|comment|asking)\b"
         r"|\bquietly\s+(?:left\s+out|dropped|removed|skipped|disabled)\b"
@@ -247,7 +262,12 @@ SCREENS_OFF = re.compile(
     r"\b(?:comment\s+out|disable|remove|bypass|switch\s+off|turn\s+off|skip)\b[^.\n]{0,40}?"
     r"\b(?:write|secret|poisoning|credential)\s+(?:and\s+\w+\s+)?(?:gates?|screens?)\b"
     r"|\b(?:write|secret|poisoning|credential)\s+(?:and\s+\w+\s+)?(?:gates?|screens?)\b[^.\n]{0,40}?\b(?:off|disabled)\b"
-    r"|(?:写入闸门|闸门|安全闸|投毒检查|密钥检查)[^。\n]{0,4}?(?:注释掉|关掉|关闭|去掉|禁用)",
+    r"|(?:写入闸门|闸门|安全闸|投毒检查|密钥检查)[^。\n]{0,4}?(?:注释掉|关掉|关闭|去掉|禁用)"
+    r"|\b(?:remove|drop|delete|disable)\s+the\s+secret[-\s]scann\w*\s+step|(?:删掉|去掉|移除|关掉)[^。\n]{0,8}?密钥扫描"
+    r"|\b(?:turn\w*|switch\w*)\s+(?:the\s+)?sandbox\s+off|\bsandbox\s+(?:is\s+)?(?:turned\s+|switched\s+)?off\b"
+    r"|\ballow\w*\s+every\s+(?:shell\s+)?command\s+without\s+(?:prompting|asking|confirmation)|(?:关掉|关闭)沙箱"
+    r"|\b(?:drop|delete|truncate|wipe|empty|purge)\s+(?:the\s+)?(?:staging\s+and\s+)?(?:production|prod)\s+(?:databases?|db|tables?)"
+    r"|\b(?:empty|wipe|purge)\s+(?:the\s+)?[\w-]*backups?\s+bucket|快照也删|删掉?(?:预发库和)?生产库",
     _I,
 )
 

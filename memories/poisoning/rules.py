@@ -50,6 +50,12 @@ OVERRIDE_EN = re.compile(
     rf"|\b(?:everything|anything|whatever|all)\s+(?:that\s+)?you(?:'ve|\s+were|\s+have\s+been|\s+got)\s+"
     rf"(?:told|given|instructed|taught)\b[^.\n]{{0,40}}?\s{_VOIDED}"
     r"|\bnew\s+(?:system\s+)?instructions?\s*[:：]"
+    # The agent's instruction files and the owner's house rules, set aside or outranked.
+    r"|\b(?:stop\s+following|ignore|disregard|set\s+aside|suspend|skip)\b[^.\n]{0,30}?"
+    r"(?:\b(?:CLAUDE|AGENTS|GEMINI)\.md\b|\.cursorrules\b|copilot-instructions|\bhouse\s+rules\b|\bowner's\s+rules\b)"
+    r"|\b(?:house\s+rules|owner's\s+rules)\b[^.\n]{0,40}?\b(?:(?:are|is)\s+(?:suspended|void|lifted)|set\s+(?:them\s+)?aside"
+    r"|no\s+longer\s+apply|written\s+for\s+a\s+different\s+team)"
+    r"|\bsuperseded\s+by\s+this\s+(?:memory|note)\b"
     # Earlier guidance declared a test, or set aside by precedence.
     rf"|\b(?:{_QUALIFIER}|your|the)\s+(?:\w+\s+)?{_TARGET}\b[^.\n]{{0,30}}?\b(?:were|was)\s+(?:only\s+)?(?:a\s+)?"
     r"(?:test|drill|mistake|placeholder)s?\b"
@@ -79,6 +85,8 @@ OVERRIDE_ZH = re.compile(
     rf"{_ZH_STOP}{{0,8}}?(?:作废|无效|撤销|失效|取消|不再适用|只是测试|已过期)"
     r"|(?:优先级)?(?:高于|优先于|覆盖)(?:你的|用户的)?(?:系统设定|系统提示词?|系统指令|用户)"
     r"|(?:安全检查清单|安全检查|安全规则|确认步骤)(?:先)?(?:放一边|放在一边|跳过|省略|豁免)"
+    rf"|(?:暂停|停止|不再)(?:执行|遵守|遵循|看){_ZH_STOP}{{0,8}}?(?:主人|仓库|项目|团队)(?:里)?(?:定)?的?(?:规矩|规则|约定)"
+    rf"|(?:CLAUDE|AGENTS)\.md{_ZH_STOP}{{0,10}}?(?:作废|不用管|不再适用|被这条记忆取代)"
 )
 ROLE_EN = re.compile(
     r"\byou\s+are\s+now\b(?!\s+(?:expected|required|responsible|able|on|at|in|using|working"
@@ -103,7 +111,9 @@ ROLE_EN = re.compile(
     r"|\brole-?play\s+as\b|\blet's\s+play\s+a\s+game\b"
     r"|\bdo\s+anything\s+now\b|\b(?:developer|god|jailbreak|dan)\s+mode\b"
     r"|\byour\s+new\s+(?:role|identity|name|persona|instructions)\s+(?:is|are)\b"
-    r"|\byou\s+have\s+no\s+(?:restrictions|rules|limits|filters|guidelines)\b",
+    r"|\byou\s+have\s+no\s+(?:restrictions|rules|limits|filters|guidelines)\b"
+    r"|\bpersona\s+(?:with\s+no|without(?:\s+any)?)\s+(?:safety\s+)?(?:limits|rules|restrictions|filters|guardrails)"
+    r"|\b(?:take\s+on|assume|adopt)\s+the\s+(?:role|persona)\s+of\s+(?:an?\s+)?(?:unrestricted|unfiltered|rogue|\w+\s+bot\b)",
     _I,
 )
 # Jailbreak personas are written in capitals ("DAN", "STAN"); "Dan" the colleague is ordinary.
@@ -120,7 +130,7 @@ ROLE_ZH = re.compile(
 ROLE_MARKUP = re.compile(
     r"<\|(?:im_start|im_end|system|user|assistant|endoftext|eot_id|start_header_id)\|>"
     r"|\[/?INST\]|<</?SYS>>"
-    r"|</?(?:system|assistant|tool|tool_call|tool_result|function_calls?|function_results?|invoke"
+    r"|</?(?:system|assistant|tool|tool_call|function_calls?|invoke"
     r"|parameter|instructions?|antml:[a-z_]+)(?:\s[^>]*)?>"
     r"|\"role\"\s*:\s*\"(?:system|assistant|tool|developer)\"",
     _I,
@@ -129,6 +139,9 @@ ROLE_MARKUP = re.compile(
 # label alone is only a suspicion: "SYSTEM NOTICE: runner-07 reboots on Monday" is how
 # people announce maintenance, so the classifier settles it (a weak finding, __init__.py).
 AUTHORITY_LABEL = re.compile(
+    r"^\W{0,3}\[admin(?:istrator)?\]"
+    # A tool's result quoted in a note: what it says is read, its tag is only a frame.
+    r"|</?(?:tool_result|function_results?)(?:\s[^>]*)?>|"
     r"^\W{0,8}(?:system|admin(?:istrator)?|developer|root|operator|openai|anthropic|(?:\w+\s+)?server|platform)\s*"
     r"(?:notice|message|override|instructions?|prompt|directive|command|announcement)s?\s*(?:[\]:：】)=-]|$)"
     r"|^\W{0,3}(?:系统|管理员|开发者)(?:提示词?|通知|消息|指令|命令|公告)\s*[:：]"
@@ -136,7 +149,7 @@ AUTHORITY_LABEL = re.compile(
     _I,
 )
 SYSTEM_FRAMING = re.compile(
-    r"^\W{0,3}\[(?:system|admin|sys|developer)\]"
+    r"^\W{0,3}\[(?:system|sys|developer)\]"
     # In brackets, the label is a chat template's turn, not an announcement.
     r"|^\W{0,3}[\[【](?:system|admin(?:istrator)?|developer|operator)\s+(?:notice|message|prompt|instructions?)[\]】]"
     r"|^\W{0,3}【(?:系统|管理员|开发者)(?:提示词?|通知|消息|指令|命令|公告)?】"
@@ -194,7 +207,7 @@ _SECRET_EN = (
     r"|deploy\s+tokens?|session\s+cookies|refresh\s+tokens|conversation|chat\s+history|system\s+prompt"
     r"|(?:chat\s+)?transcripts?|(?:whole|full|entire)\s+(?:thread|chat|conversation|session)|setup\s+text"
     r"|memory\s+exports?|private\s+(?:mail|messages?|e-?mails?|dms?)|every\s+file\s+you\s+open"
-    r"|environment\s+variables?|\*_[A-Z]+\b|`(?:env|printenv|set)(?:\s*\|[^`]{0,20})?`|\bprintenv\b)"
+    r"|environment\s+variables?|private\s+half|customers?\s+table|\*_[A-Z]+\b|`(?:env|printenv|set)(?:\s*\|[^`]{0,20})?`|\bprintenv\b)"
 )
 _SEND_EN = (
     r"\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|copy|paste|share"
@@ -217,10 +230,10 @@ EXFILTRATION_EN = re.compile(
     rf"|\b(?:print|dump|reveal|output|list|collect|gather)\s+(?:out\s+)?(?:all|every|each)\s+(?:the\s+)?(?:{_SECRET_EN}|secret)",
     _I,
 )
-_SECRET_ZH = r"(?:\.env|密钥|私钥|令牌|密码|口令|凭证|凭据|环境变量|token|api\s?key|id_rsa|\.ssh|连接串|导出数据|客户数据|系统提示词?|对话记录)"
-_SEND_ZH = r"(?:发送|发给|发到|发往|附在|附到|上传|转发|提交到|贴到|粘贴到|同步到|备份到|传到|发至|邮寄|寄给|泄露|外传|复制到|拷贝到)"
+_SECRET_ZH = r"(?:\.env|密钥|私钥|令牌|密码|口令|凭证|凭据|环境变量|token|api\s?key|id_rsa|\.ssh|连接串|导出数据|客户数据|客户表|系统提示词?|对话记录)"
+_SEND_ZH = r"(?:发送|发给|发到|发往|附在|附到|上传|转发|提交到|贴到|粘贴到|同步到|备份到|传到|发至|邮寄|寄给|泄露(?![了时后的过])|外传|复制到|拷贝到|发邮件到|发邮件给|邮件发到)"
 EXFILTRATION_ZH = re.compile(
-    rf"{_SECRET_ZH}{_ZH_CLAUSE}{{0,20}}?{_SEND_ZH}{_ZH_STOP}{{0,10}}?{_DESTINATION}"
+    rf"{_SECRET_ZH}{_ZH_CLAUSE}{{0,20}}?{_SEND_ZH}{_ZH_STOP}{{0,24}}?{_DESTINATION}"
     rf"|{_SECRET_ZH}{_ZH_STOP}{{0,10}}?(?:复制|拷贝|上传|贴|发){_ZH_STOP}{{0,4}}?(?:到|在|至)\s*(?:https?://|回复|回答)"
     rf"|{_SEND_ZH}{_ZH_STOP}{{0,20}}?{_SECRET_ZH}{_ZH_STOP}{{0,20}}?{_DESTINATION}"
     r"|(?:输出|泄露|透露|打印|显示|告诉我)(?:一下)?(?:你的)?(?:系统提示词?|初始指令|隐藏指令)"
@@ -263,6 +276,7 @@ ADDRESSED_EN = re.compile(
     r"|\b(?:attention|note\s+(?:to|for))\s+(?:ai|llms?|(?:language\s+)?models?)\b"
     r"|\b(?:never|not|don't)\s+(?:mention|report|show|reveal)\b[^.\n]{0,40}?\bto\s+the\s+user\b"
     r"|\b(?:hide|keep)\b[^.\n]{0,40}?\bfrom\s+the\s+user\b"
+    r"|\brank\s+(?:notes|memories|results)\b[^.\n]{0,40}?\babove\s+(?:everything|all|anything)\b"
     r"|\bwhen\s+you\s+read\s+this\b|\bdecode\s+(?:this|it|the\s+following)\s+and\s+(?:follow|obey|execute|run)",
     _I,
 )
@@ -275,6 +289,7 @@ ADDRESSED_ZH = re.compile(
     r"|用户已经(?:授权|同意|批准)(?:过)?了?|(?:安全团队|管理员|老板)已(?:经)?批准[:：]"
     r"|(?:所有|全部|每条)[^。\n]{0,12}?(?:记忆|消息|内容)[^。\n]{0,8}?(?:标记|视|当作)为?(?:可信|已验证|权威)"
     r"|悄悄(?:地)?(?:把|删除|执行|运行|推送|关闭|上传|复制|改写|添加)"
+    r"|解(?:码|开)后(?:照做|执行|运行|照办|按)"
     r"|作为\s*(?:AI|人工智能|助手|模型|智能体)|(?:给|致)?(?:读到|看到)这(?:条|段)(?:记忆|内容|消息|话)?的(?:AI|模型|助手|智能体)",
     re.IGNORECASE,
 )
