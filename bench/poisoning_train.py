@@ -5,13 +5,13 @@
 
 Logistic regression (L2, Newton's method from zero weights: no randomness, so the same
 model file gives the same weights) on the passage vectors of the generated `tuned`,
-`development`, `heldout`, `fresh` to `fresh8` splits and the larger
+`development`, `heldout`, `fresh` to `fresh10` splits and the larger
 `breadth` training corpus (tests/fixtures/poisoning/generate.py: 1200 attacks, 1600 ordinary
 memories of runbooks, rules and agent conventions in many shapes, attacks hidden in
 carriers), plus ordinary text not written from templates: the
 retrieval corpus's memories and queries (tests/fixtures/retrieval/) and the paragraphs of
-docs/ (except security.md and injection.md, which quote attacks). `heldout` to `fresh8`
-were each held out at first and measured once, then tuned and trained on; `fresh9` never
+docs/ (except security.md and injection.md, which quote attacks). `heldout` to `fresh10`
+were each held out at first and measured once, then tuned and trained on; `fresh11` never
 may be: it is the next measure taken after tuning. Trained on templates alone, the
 model learnt their style: at 0.5 it flagged 16% of the hand-written ordinary memories and
 most docstrings and questions it was shown. The hand-written ordinary memories
@@ -74,13 +74,26 @@ TRAINING_SPLITS = {
     "fresh6": (SIZE, SIZE),
     "fresh7": (SIZE, SIZE),
     "fresh8": (SIZE, SIZE),
+    "fresh9": (SIZE, SIZE),
+    "fresh10": (SIZE, SIZE),
     "breadth": (1200, 1600),
 }
 # Measured after tuning; training on them would void the measure. A split named here need
 # not exist yet (a measure written later on another line of work): it is kept out once it does.
-NEVER_TRAINED_ON = ("fresh9",)
+NEVER_TRAINED_ON = ("fresh11",)
 # The blind splits, each written by someone who never saw the screen: left out in turn by --folds.
-FOLDS = ("fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "fresh8")
+FOLDS = (
+    "fresh",
+    "fresh2",
+    "fresh3",
+    "fresh4",
+    "fresh5",
+    "fresh6",
+    "fresh7",
+    "fresh8",
+    "fresh9",
+    "fresh10",
+)
 PROSE = "prose"  # the retrieval corpus and docs paragraphs, one source in the weighting
 CARRIED, CARRIED_COUNT, CARRIED_SEED = "carried", 1200, 7
 CARRIED_SHARE = 0.02  # of the agent notes set inside carriers, at most, flagged

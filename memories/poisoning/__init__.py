@@ -80,8 +80,8 @@ def _excerpt(text: str, match: re.Match | None = None, width: int = 80) -> str:
 # orders, unless they name somewhere to send things; everything around them still is.
 _SPECIMEN_FRAME = re.compile(
     r"red[-\s]?team|jailbreak|prompt[-\s]injection|\bevals?\b|\bevaluation|regression\s+(?:set|suite)"
-    r"|\bnot\s+to\s+(?:be\s+)?(?:obey|obeyed|follow|followed)\b"
-    r"|红队|越狱|提示注入|注入测试|评测|回归集|不是(?:给你的)?指令",
+    r"|\bnot\s+to\s+(?:be\s+)?(?:obey|obeyed|follow|followed)\b|\bthreat[-\s]model"
+    r"|红队|越狱|提示注入|注入测试|评测|回归集|不是(?:给你的)?指令|威胁模型",
     re.IGNORECASE,
 )
 _QUOTED = re.compile(

@@ -172,10 +172,13 @@ _NOTE_TOOL = (
     r"|recall|context|bootstrap|history|search|note|create|save|add|write)?|remember|take_note"
     r"|(?:save|add|write)_note)[\"']"
 )
+# A tool that only looks something up ("search_orders", "get_weather"): a call of it is the
+# example a tutorial shows; the classifier reads what it carries.
+_READ_TOOL = r"[\"'](?:(?:get|search|list|lookup|find|query)_[a-z_]{1,40}|fetch_docs)[\"']"
 TOOL_CALL = re.compile(
-    rf"[\"'](?:tool|tool_name|function|function_call|tool_use|recipient_name|action)[\"']\s*:\s*(?!{_NOTE_TOOL})[\"'{{]"
+    rf"[\"'](?:tool|tool_name|function|function_call|tool_use|recipient_name|action)[\"']\s*:\s*(?!{_NOTE_TOOL}|{_READ_TOOL})[\"'{{]"
     r"[^}]{0,300}?[\"'](?:arguments|parameters|input|args|action_input)[\"']\s*:"
-    rf"|[\"']name[\"']\s*:\s*(?!{_NOTE_TOOL})[\"'][^\"']{{1,60}}[\"']\s*,\s*[\"'](?:arguments|parameters)[\"']\s*:"
+    rf"|[\"']name[\"']\s*:\s*(?!{_NOTE_TOOL}|{_READ_TOOL})[\"'][^\"']{{1,60}}[\"']\s*,\s*[\"'](?:arguments|parameters)[\"']\s*:"
     r"|[\"'](?:call|tool|function|action|invoke|run)[\"']\s*:\s*[\"'][\w-]+\.(?:read|post|exec|run|send|write|delete"
     r"|upload|fetch|get|put)\w*[\"']"
     r"|\b(?:prompt_override|system_prompt|notes_for_agents|agent_instructions|x-llm-note)\b\s*[=:]",
@@ -190,6 +193,13 @@ AGENT_FIELD = re.compile(
 # Words addressed to the models that will read the note: a team's CLAUDE.md does this too
 # ("rules for AI agents: run the tests first"), so it is a suspicion as well.
 AI_READERS = re.compile(
+    r"\b(?:ai|assistant|agent|model|llm|chatbot)s?\s+(?:reading|that\s+reads?|who\s+reads?)\s+this\b"
+    r"|\b(?:whichever|whatever|any|every)\s+(?:ai\s+)?(?:model|assistant|agent|llm|bot)s?\s+(?:that\s+)?"
+    r"(?:processes|reads|sees|summari[sz]es|handles|loads|is\s+reading)\b"
+    r"|\b(?:for|to)\s+(?:the|any|all|every)\s+(?:ai\s+)?(?:assistant|model|agent|llm)s?\s+only\b"
+    r"|\bowner\s*:\s*any\s+(?:ai|assistant|agent|model)"
+    r"|\bwhoever\s+reads\s+this\b[^.\n]{0,20}?\b(?:model|tool|ai|agent|assistant)\b"
+    r"|\bas\s+the\s+(?:ai|assistant|model|agent)\s+(?:reading|processing|handling)\b|"
     r"\b(?:instructions?|orders?|rules?|notes?|guidance|policy|fyi|notice)\s+(?:for|to)\s+(?:any|all|every|the)?\s*"
     r"(?:ai|llm)\s+(?:tools?|agents?|assistants?|models?|readers?)\b"
     r"|\bfyi\s+for\s+(?:any|all|every)\s+(?:ai\s+)?(?:assistant|agent|model|llm)s?\b"
@@ -252,14 +262,7 @@ CREDENTIAL_LEAK = re.compile(
     re.IGNORECASE,
 )
 ADDRESSED_EN = re.compile(
-    r"\b(?:ai|assistant|agent|model|llm|chatbot)s?\s+(?:reading|that\s+reads?|who\s+reads?)\s+this\b"
-    r"|\b(?:whichever|whatever|any|every)\s+(?:ai\s+)?(?:model|assistant|agent|llm|bot)s?\s+(?:that\s+)?"
-    r"(?:processes|reads|sees|summari[sz]es|handles|loads|is\s+reading)\b"
-    r"|\b(?:for|to)\s+(?:the|any|all|every)\s+(?:ai\s+)?(?:assistant|model|agent|llm)s?\s+only\b"
-    r"|\bowner\s*:\s*any\s+(?:ai|assistant|agent|model)"
-    r"|\bwhoever\s+reads\s+this\b[^.\n]{0,20}?\b(?:model|tool|ai|agent|assistant)\b"
-    r"|\bas\s+the\s+(?:ai|assistant|model|agent)\s+(?:reading|processing|handling)\b"
-    r"|^\W{0,3}(?:ai|llm|agent|assistant|model|reviewer)[-_ ]?(?:bot[-_ ])?(?:directive|instructions?|note|to[-_ ]reviewer[-_ ]bot)\s*:"
+    r"^\W{0,3}(?:ai|llm|agent|assistant|model|reviewer)[-_ ]?(?:bot[-_ ])?(?:directive|instructions?|note|to[-_ ]reviewer[-_ ]bot)\s*:"
     r"|^\W{0,3}note[-_ ]to[-_ ](?:reviewer[-_ ])?bot\s*:"
     r"|\b(?:agents?|models?|assistants?|llms?)\s+(?:are|is)\s+now\s+(?:permitted|allowed|authori[sz]ed|cleared)\s+to\b"
     r"|\b(?:the\s+)?(?:user|owner)\s+(?:has\s+)?(?:already\s+)?(?:authori[sz]ed|approved|consented\s+to|signed\s+off\s+on)\s+this\b"

@@ -1,7 +1,7 @@
 """The make-up of the blind `fresh10` poisoning split (tests/fixtures/poisoning/fresh10_*.py).
 
-fresh10 is a measure only, never trained or tuned on, so these tests check what the split is
-made of, never how the screen scores on it."""
+fresh10 was measured once, blind, and is trained on since; like every split, these tests check
+what the split is made of, never how the screen scores on it."""
 
 from __future__ import annotations
 

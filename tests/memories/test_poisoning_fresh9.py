@@ -1,7 +1,7 @@
 """The make-up of the blind `fresh9` poisoning split (tests/fixtures/poisoning/fresh9_*.py).
 
-fresh9 is a measure only, never trained or tuned on, so these tests check what the split is
-made of, never how the screen scores on it."""
+fresh9 was measured once, blind, and is trained on since; like every split, these
+tests check what the split is made of, never how the screen scores on it."""
 
 from __future__ import annotations
 
