@@ -11,6 +11,7 @@ from datetime import datetime
 from django.db import connection
 from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
+from django.utils.translation import gettext_noop
 
 from capture.markers import Pair, configured_pairs
 from capture.models import (
@@ -42,7 +43,7 @@ def candidates_for_owner(
 ) -> QuerySet[Candidate]:
     """The owner's candidates (unordered: callers page them). `agent` keeps those an agent's
     conversation supports; `project` those scoped to that project key."""
-    actor.require_owner("review captured candidates")
+    actor.require_owner(gettext_noop("review captured candidates"))
     queryset = Candidate.objects.filter(owner=actor.user)
     if status:
         if status not in CandidateStatus.values:
@@ -71,12 +72,12 @@ def pending_count(user) -> int:
 
 
 def patterns_for_owner(*, actor: Actor) -> QuerySet[NeverRememberPattern]:
-    actor.require_owner("manage never-remember patterns")
+    actor.require_owner(gettext_noop("manage never-remember patterns"))
     return NeverRememberPattern.objects.filter(owner=actor.user)
 
 
 def strip_markers_for_owner(*, actor: Actor) -> QuerySet[StripMarker]:
-    actor.require_owner("manage capture strip markers")
+    actor.require_owner(gettext_noop("manage capture strip markers"))
     return StripMarker.objects.filter(owner=actor.user)
 
 
@@ -87,7 +88,7 @@ def strip_markers_in_force(owner_id) -> tuple[Pair, ...]:
 
 
 def rejections_for_owner(*, actor: Actor) -> QuerySet[RejectedFingerprint]:
-    actor.require_owner("review captured candidates")
+    actor.require_owner(gettext_noop("review captured candidates"))
     return RejectedFingerprint.objects.filter(owner=actor.user)
 
 

@@ -136,7 +136,7 @@ def _action(actions: dict[str, Callable], action) -> Callable:
 def memories_bulk(*, actor: Actor, action: str, ids) -> BulkResult:
     """Owner-only. `action` (confirm, lock, archive, restore, delete) on each memory, one
     service call each; every item's outcome in order. Idempotent as each service is."""
-    actor.require_owner("review memories in bulk")
+    actor.require_owner(gettext_noop("review memories in bulk"))
     service, wanted = _action(MEMORY_ACTIONS, action), bulk_ids(ids)
     if action in UNDOABLE:
         service = _reversible(action)
@@ -147,7 +147,7 @@ def memories_bulk_undo(*, actor: Actor, undo) -> BulkResult:
     """Owner-only. Take back a bulk action: `undo` lists "<memory id>:<event id>" pairs (the
     events the action recorded); each goes through `memory_undo` on its own, so one that
     changed since is refused (and left as it is) while the others are undone."""
-    actor.require_owner("undo in bulk")
+    actor.require_owner(gettext_noop("undo in bulk"))
     items = []
     for pair in bulk_ids(undo):
         memory_id, _, event = pair.partition(":")
@@ -168,6 +168,6 @@ def memories_bulk_undo(*, actor: Actor, undo) -> BulkResult:
 def proposals_bulk(*, actor: Actor, action: str, ids) -> BulkResult:
     """Owner-only. `action` (dismiss) on each of compaction's proposals, one service call
     each; every item's outcome in order."""
-    actor.require_owner("review proposals in bulk")
+    actor.require_owner(gettext_noop("review proposals in bulk"))
     service, wanted = _action(PROPOSAL_ACTIONS, action), bulk_ids(ids)
     return BulkResult(action, _run(actor, "proposal", service, wanted))

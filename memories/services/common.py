@@ -12,6 +12,7 @@ from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, forbidden, not_found
 from memories.models import SEARCH_SOURCE_FIELDS, Memory, MemoryEvent, MemoryLink, Relation, Status
 from memories.selectors import is_visible_to, memories_visible_to, parse_memory_id
+from memories.services import reasons
 from memories.services.follow_up import memories_follow_up
 
 
@@ -133,7 +134,7 @@ def supersede(
         actor=actor,
         memory=memory,
         event_type="superseded",
-        reason=reason or "superseded by a newer memory",
+        reason=reason or reasons.SUPERSEDED,
         idempotency_key=idempotency_key,
     )
 

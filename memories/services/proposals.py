@@ -62,7 +62,7 @@ CONFLICT_RESOLUTIONS = ("keep_old", "take_new", "both_true")
 
 def proposal_get(*, actor: Actor, proposal_id) -> ReviewProposal:
     """The actor's own proposal, or NOT_FOUND (another owner's id looks the same as none)."""
-    actor.require_owner("answer review proposals")
+    actor.require_owner(gettext_noop("answer review proposals"))
     try:
         pk = int(proposal_id)
     except (TypeError, ValueError):
