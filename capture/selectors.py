@@ -23,7 +23,7 @@ from capture.models import (
     StripMarker,
 )
 from foundation.actors import Actor
-from foundation.errors import validation_error
+from foundation.errors import AMONG, PRINTABLE, validation_error
 from foundation.paging import Page, keyset_page, query_key
 
 MAX_FILTER_CHARS = 300
@@ -32,9 +32,7 @@ MAX_FILTER_CHARS = 300
 def _text_filter(value: str, name: str) -> str:
     value = (value or "").strip()
     if len(value) > MAX_FILTER_CHARS or any(unicodedata.category(c) == "Cc" for c in value):
-        raise validation_error(
-            f"{name} must be at most {MAX_FILTER_CHARS} printable characters.", field=name
-        )
+        raise validation_error(PRINTABLE, field=name, name=name, limit=MAX_FILTER_CHARS)
     return value
 
 
@@ -48,7 +46,7 @@ def candidates_for_owner(
     if status:
         if status not in CandidateStatus.values:
             raise validation_error(
-                f"status must be among: {', '.join(CandidateStatus.values)}.", field="status"
+                AMONG, field="status", name="status", choices=", ".join(CandidateStatus.values)
             )
         queryset = queryset.filter(status=status)
     agent = _text_filter(agent, "agent")

@@ -13,7 +13,16 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
-from foundation.errors import ErrorCode, ServiceError, not_found, validation_error
+from foundation.errors import (
+    AT_MOST_ITEMS,
+    EACH_AT_MOST,
+    LIST_OF_STRINGS,
+    NO_NUL,
+    ErrorCode,
+    ServiceError,
+    not_found,
+    validation_error,
+)
 from handoff.contract import (
     MAX_ARTIFACT_CHARS,
     MAX_EXPIRY_DAYS,
@@ -28,7 +37,6 @@ from handoff.models import HandoffCapsule, TaskStatus
 from handoff.selectors import capsule_findings, newest_open_capsule
 from memories import gates
 from memories.services import validation as check
-from memories.services.validation import AT_MOST_ITEMS, EACH_AT_MOST, LIST_OF_STRINGS, NO_NUL
 
 LIST_FIELDS = {
     "decisions": MAX_ITEM_CHARS,

@@ -13,9 +13,11 @@ import math
 from dataclasses import dataclass, field
 
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
-from foundation.errors import forbidden, validation_error
+from foundation.errors import LIMIT_RANGE, forbidden, validation_error
+from foundation.messages import known
 from foundation.paging import cursor_decode, cursor_encode
 from memories.access import access_log
 from memories.contract import MAX_ALT_QUERIES, MAX_QUERY_CHARS
@@ -127,13 +129,17 @@ class RecallResult:
         }
 
 
+# Kept on the refused token for its owner (accounts.refusals).
+PROJECT_READ = known(gettext_noop("This token is not allowed to read project '%(project)s'."))
+
+
 def parse_scope(actor: Actor, project_key, task_id) -> tuple[str | None, str | None]:
     """Validate the scope arguments of a read and check the token may read that project."""
     actor.require_scope("memories:read")
     project_key = label(project_key, "project_key", MAX_SCOPE_KEY_CHARS, required=False)
     task_id = label(task_id, "task_id", MAX_SCOPE_KEY_CHARS, required=False)
     if project_key and not actor.may_touch_project(project_key):
-        raise forbidden(f"This token is not allowed to read project '{project_key}'.")
+        raise forbidden(PROJECT_READ, project=project_key)
     return project_key, task_id
 
 
@@ -363,7 +369,7 @@ def recall(
     query; results are still returned, labelled so.
     """
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise validation_error(f"limit must be between 1 and {MAX_LIMIT}.", field="limit")
+        raise validation_error(LIMIT_RANGE, field="limit", limit=MAX_LIMIT)
     request = parse_request(actor, query, alt_queries, project_key, task_id, kinds)
     digest = request.digest(actor)
     if cursor:

@@ -78,14 +78,18 @@ class BulkResult:
 def bulk_ids(ids, *, limit: int = MAX_BULK_ITEMS) -> list[str]:
     """The ids once each, in the order given; none, or more than `limit`, is refused."""
     if isinstance(ids, str) or not isinstance(ids, list | tuple):
-        raise validation_error("ids must be a list.", field="ids")
+        raise validation_error(gettext_noop("ids must be a list."), field="ids")
     wanted = list(dict.fromkeys(str(pk).strip() for pk in ids if str(pk).strip()))
     if not wanted:
         raise validation_error(EMPTY, field="ids")
     if len(wanted) > limit:
         raise validation_error(
-            f"At most {limit} items at a time; {len(wanted)} were selected. Nothing was changed.",
+            gettext_noop(
+                "At most %(limit)s items at a time; %(count)s were selected. Nothing was changed."
+            ),
             field="ids",
+            limit=limit,
+            count=len(wanted),
         )
     return wanted
 
@@ -129,7 +133,11 @@ def _reversible(action: str) -> Callable:
 
 def _action(actions: dict[str, Callable], action) -> Callable:
     if action not in actions:
-        raise validation_error(f"action must be one of {', '.join(actions)}.", field="action")
+        raise validation_error(
+            gettext_noop("action must be one of %(choices)s."),
+            field="action",
+            choices=", ".join(actions),
+        )
     return actions[action]
 
 

@@ -169,10 +169,13 @@ def memory_correct(
     ):
         raise ServiceError(
             ErrorCode.VERSION_CONFLICT,
-            f"expected version {expected_version}, but this memory is at version "
-            f"{memory.version} and {memory.status}; reload it and correct it again.",
+            gettext_noop(
+                "expected version %(expected)s, but this memory is at version %(actual)s and "
+                "%(status)s; reload it and correct it again."
+            ),
             [{"field": "expected_version", "expected": expected_version,
               "actual": memory.version, "status": memory.status}],
+            params={"expected": expected_version, "actual": memory.version, "status": memory.status},
         )  # fmt: skip
     if memory.status not in LIVE_STATUSES:
         raise validation_error(
@@ -254,7 +257,7 @@ def memory_archive(*, actor: Actor, memory_id, reason: str | None = None) -> Mem
     gates.gate_secrets(reason=reason)
     if memory.status == Status.ARCHIVED:
         return memory
-    refuse_agent_on_owner_trusted(actor, memory, "archive")
+    refuse_agent_on_owner_trusted(actor, memory, gettext_noop("archive"))
     if memory.status not in LIVE_STATUSES:
         raise validation_error(
             gettext_noop("This memory is %(status)s; it cannot be archived."), field="id",
@@ -307,15 +310,17 @@ def memory_supersede(
     reason = check.reason(reason)
     gates.gate_secrets(reason=reason)
     if successor.pk == memory.pk:
-        raise validation_error("A memory cannot supersede itself.", field="superseded_by")
+        raise validation_error(
+            gettext_noop("A memory cannot supersede itself."), field="superseded_by"
+        )
     # Both sides: the successor becomes the next version of the retired memory.
-    refuse_agent_on_owner_trusted(actor, memory, "supersede")
-    refuse_agent_on_owner_trusted(actor, successor, "make a successor of")
+    refuse_agent_on_owner_trusted(actor, memory, gettext_noop("supersede"))
+    refuse_agent_on_owner_trusted(actor, successor, gettext_noop("make a successor of"))
     if memory.status == Status.SUPERSEDED:
         return memory
     if memory.status not in LIVE_STATUSES or successor.status not in LIVE_STATUSES:
         raise validation_error(
-            "Both memories must be live (active or disputed).", field="superseded_by"
+            gettext_noop("Both memories must be live (active or disputed)."), field="superseded_by"
         )
     supersede(actor, memory, successor=successor, reason=reason)
     if successor.supersedes_id is None:

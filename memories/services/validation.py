@@ -11,7 +11,18 @@ import unicodedata
 from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
-from foundation.errors import forbidden, validation_error
+from foundation.errors import (  # noqa: F401 - the field wordings, read by other apps too
+    A_STRING,
+    AT_MOST_ITEMS,
+    EACH_AT_MOST,
+    LIST_OF_STRINGS,
+    NO_NUL,
+    NON_EMPTY,
+    ONE_OF,
+    PRINTABLE,
+    forbidden,
+    validation_error,
+)
 from foundation.messages import known
 from memories.contract import (  # noqa: F401 - the bounds live in the contract; read here
     MAX_HINT_CHARS,
@@ -33,15 +44,6 @@ DEFAULT_TYPE = {
     Kind.PROCEDURE: MemoryType.PROCEDURAL,
 }
 
-# Field checks shared with the other apps' writes (handoff capsules): `name` is the field.
-ONE_OF = gettext_noop("%(name)s must be one of: %(choices)s.")
-A_STRING = gettext_noop("%(name)s must be a string.")
-NO_NUL = gettext_noop("%(name)s must not contain NUL characters.")
-NON_EMPTY = gettext_noop("%(name)s must be a non-empty string.")
-PRINTABLE = gettext_noop("%(name)s must be at most %(limit)s printable characters.")
-LIST_OF_STRINGS = gettext_noop("%(name)s must be a list of strings.")
-AT_MOST_ITEMS = gettext_noop("%(name)s holds at most %(limit)s items.")
-EACH_AT_MOST = gettext_noop("each of %(name)s must be at most %(limit)s characters.")
 # Refusals a token's owner reads later on the Tokens page (accounts.refusals).
 GLOBAL_RESTRICTED = known(
     gettext_noop(
