@@ -9,6 +9,7 @@ that also knows the `WWW-Authenticate` challenge its 401 response carries (RFC 6
 from __future__ import annotations
 
 from django.http import HttpRequest
+from django.utils.translation import gettext_noop
 from ninja.security.http import HttpBearer
 
 from accounts.ratelimit import rate_limit_hit
@@ -27,12 +28,15 @@ def actor_from_authorization(header: str | None) -> Actor:
     """
     if header is None or not header.strip():
         raise AuthenticationFailed(
-            "This endpoint needs an access token: send 'Authorization: Bearer cont_pat_...'."
+            gettext_noop(
+                "This endpoint needs an access token: send 'Authorization: Bearer cont_pat_...'."
+            )
         )
     parts = header.split()
     if len(parts) != 2 or parts[0].lower() != "bearer":
         raise AuthenticationFailed(
-            "The Authorization header must be 'Bearer cont_pat_...'.", oauth_error="invalid_request"
+            gettext_noop("The Authorization header must be 'Bearer cont_pat_...'."),
+            oauth_error="invalid_request",
         )
     try:
         token = token_authenticate(parts[1])

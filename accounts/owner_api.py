@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -80,8 +81,9 @@ class TokenViewSet(OwnerViewSet):
         if state:
             if state not in self.STATES:
                 raise validation_error(
-                    f"state must be one of: {', '.join(self.STATES)}.", field="state"
-                )
+                    gettext_noop("state must be one of: %(choices)s."),
+                    field="state", choices=", ".join(self.STATES),
+                )  # fmt: skip
             tokens = tokens.filter(self._state_filter(state))
         if request.query_params.get("agent_name"):
             tokens = tokens.filter(agent_name=request.query_params["agent_name"])

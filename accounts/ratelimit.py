@@ -14,13 +14,22 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
 from accounts.counters import counter_hit
 from foundation.errors import ErrorCode, ServiceError
+from foundation.messages import known
 
 logger = logging.getLogger(__name__)
 
 WINDOW_SECONDS = 60
+
+
+TOO_MANY = known(
+    gettext_noop(
+        "Too many requests: this token may make %(limit)s per minute. Retry in %(seconds)s s."
+    )
+)
 
 
 def rate_limit_per_minute() -> int:
@@ -46,7 +55,7 @@ def rate_limit_hit(token_id: int | str) -> None:
     if hit.count > limit:
         raise ServiceError(
             ErrorCode.RATE_LIMITED,
-            f"Too many requests: this token may make {limit} per minute. "
-            f"Retry in {hit.retry_after} s.",
+            TOO_MANY,
             [{"retry_after": hit.retry_after, "limit": limit, "window_seconds": WINDOW_SECONDS}],
+            params={"limit": limit, "seconds": hit.retry_after},
         )

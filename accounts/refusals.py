@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from accounts.models import PersonalAccessToken
 from foundation.errors import ErrorCode, ServiceError
@@ -39,8 +40,10 @@ def note_refusal(token: PersonalAccessToken, error: ServiceError, where: str = "
 
 def unusable_token_error(token: PersonalAccessToken) -> ServiceError:
     """What the owner is told about a revoked or expired token that an agent still sends."""
-    state = "revoked" if token.is_revoked else "expired"
-    return ServiceError(
-        ErrorCode.UNAUTHORIZED,
-        f"An agent still uses this {state} token: give it a new one.",
-    )
+    if token.is_revoked:
+        return ServiceError(ErrorCode.UNAUTHORIZED, STILL_USED_REVOKED)
+    return ServiceError(ErrorCode.UNAUTHORIZED, STILL_USED_EXPIRED)
+
+
+STILL_USED_REVOKED = gettext_noop("An agent still uses this revoked token: give it a new one.")
+STILL_USED_EXPIRED = gettext_noop("An agent still uses this expired token: give it a new one.")

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from accounts.models import PersonalAccessToken, Scope
 from accounts.refusals import note_refusal, unusable_token_error
@@ -31,6 +32,7 @@ AGENT_NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 MAX_EXPIRY_DAYS = 3650
 # Last-used timestamps are written at most this often per token, so auth stays read-only.
 LAST_USED_RESOLUTION = timedelta(minutes=1)
+INVALID_TOKEN = gettext_noop("Invalid, expired or revoked access token.")
 
 
 @dataclass(frozen=True)
@@ -75,43 +77,48 @@ def token_create(
 ) -> tuple[PersonalAccessToken, str]:
     """Owner-only. Returns the token row and the raw secret, which is never stored. A
     `preset` (a TOKEN_PRESETS key) sets the scopes, in place of `scopes`."""
-    actor.require_owner("create access tokens")
+    actor.require_owner(gettext_noop("create access tokens"))
     if preset:
         if preset not in TOKEN_PRESETS:
             raise validation_error(
-                f"preset must be one of {sorted(TOKEN_PRESETS)}, not {preset!r}.", field="preset"
-            )
+                gettext_noop("preset must be one of %(choices)s, not %(preset)s."),
+                field="preset", choices=sorted(TOKEN_PRESETS), preset=repr(preset),
+            )  # fmt: skip
         scopes = list(TOKEN_PRESETS[preset].scopes)
     name = (name or "").strip()
     if not name or len(name) > 100:
-        raise validation_error("A token needs a name of 1-100 characters.", field="name")
+        raise validation_error(
+            gettext_noop("A token needs a name of 1-100 characters."), field="name"
+        )
     if not AGENT_NAME_PATTERN.match(agent_name or ""):
         raise validation_error(
-            "agent_name must be 1-100 characters: letters, digits, '.', '_' or '-'.",
+            gettext_noop("agent_name must be 1-100 characters: letters, digits, '.', '_' or '-'."),
             field="agent_name",
         )
     valid_scopes = set(Scope.values)
     unknown = sorted(set(scopes) - valid_scopes)
     if not scopes or unknown:
         raise validation_error(
-            f"scopes must be a non-empty subset of {sorted(valid_scopes)}"
-            + (f"; unknown: {unknown}" if unknown else ""),
-            field="scopes",
-        )
+            gettext_noop("scopes must be a non-empty subset of %(scopes)s; unknown: %(unknown)s")
+            if unknown
+            else gettext_noop("scopes must be a non-empty subset of %(scopes)s"),
+            field="scopes", scopes=sorted(valid_scopes), unknown=unknown,
+        )  # fmt: skip
     if (expires_at is None) == (expires_in_days is None):
         raise validation_error(
-            "Give exactly one of expires_at or expires_in_days.", field="expires_at"
+            gettext_noop("Give exactly one of expires_at or expires_in_days."), field="expires_at"
         )
     now = timezone.now()
     if expires_in_days is not None:
         if not 1 <= expires_in_days <= MAX_EXPIRY_DAYS:
             raise validation_error(
-                f"expires_in_days must be between 1 and {MAX_EXPIRY_DAYS}.", field="expires_in_days"
-            )
+                gettext_noop("expires_in_days must be between 1 and %(limit)s."),
+                field="expires_in_days", limit=MAX_EXPIRY_DAYS,
+            )  # fmt: skip
         expires_at = now + timedelta(days=expires_in_days)
     if expires_at <= now or expires_at > now + timedelta(days=MAX_EXPIRY_DAYS):
         raise validation_error(
-            "expires_at must lie in the future, within ten years.", field="expires_at"
+            gettext_noop("expires_at must lie in the future, within ten years."), field="expires_at"
         )
     projects = sorted({p.strip() for p in (allowed_projects or []) if p.strip()})
 
@@ -134,7 +141,7 @@ def token_create(
 def token_authenticate(raw: str) -> PersonalAccessToken:
     """Resolve a presented token; raises UNAUTHORIZED for malformed, unknown, expired or
     revoked tokens, with one message so a caller learns nothing about which it was."""
-    failure = ServiceError(ErrorCode.UNAUTHORIZED, "Invalid, expired or revoked access token.")
+    failure = ServiceError(ErrorCode.UNAUTHORIZED, INVALID_TOKEN)
     if not raw or not TOKEN_PATTERN.match(raw):
         raise failure
     prefix = raw[len(TOKEN_MARKER) : len(TOKEN_MARKER) + PREFIX_LENGTH]
@@ -156,7 +163,7 @@ def token_authenticate(raw: str) -> PersonalAccessToken:
 @transaction.atomic
 def token_revoke(*, actor: Actor, token_id: int) -> PersonalAccessToken:
     """Owner-only; idempotent (revoking a revoked token keeps the first revocation time)."""
-    actor.require_owner("revoke access tokens")
+    actor.require_owner(gettext_noop("revoke access tokens"))
     token = (
         PersonalAccessToken.objects.select_for_update()
         .filter(pk=token_id, owner=actor.user)

@@ -11,6 +11,7 @@ from datetime import datetime
 from django.db import connection
 from django.db.models import QuerySet, TextField
 from django.db.models.functions import Cast
+from django.utils.translation import gettext_noop
 
 from capture.markers import Pair, configured_pairs
 from capture.models import (
@@ -22,7 +23,7 @@ from capture.models import (
     StripMarker,
 )
 from foundation.actors import Actor
-from foundation.errors import validation_error
+from foundation.errors import AMONG, PRINTABLE, validation_error
 from foundation.paging import Page, keyset_page, query_key
 
 MAX_FILTER_CHARS = 300
@@ -31,9 +32,7 @@ MAX_FILTER_CHARS = 300
 def _text_filter(value: str, name: str) -> str:
     value = (value or "").strip()
     if len(value) > MAX_FILTER_CHARS or any(unicodedata.category(c) == "Cc" for c in value):
-        raise validation_error(
-            f"{name} must be at most {MAX_FILTER_CHARS} printable characters.", field=name
-        )
+        raise validation_error(PRINTABLE, field=name, name=name, limit=MAX_FILTER_CHARS)
     return value
 
 
@@ -42,12 +41,12 @@ def candidates_for_owner(
 ) -> QuerySet[Candidate]:
     """The owner's candidates (unordered: callers page them). `agent` keeps those an agent's
     conversation supports; `project` those scoped to that project key."""
-    actor.require_owner("review captured candidates")
+    actor.require_owner(gettext_noop("review captured candidates"))
     queryset = Candidate.objects.filter(owner=actor.user)
     if status:
         if status not in CandidateStatus.values:
             raise validation_error(
-                f"status must be among: {', '.join(CandidateStatus.values)}.", field="status"
+                AMONG, field="status", name="status", choices=", ".join(CandidateStatus.values)
             )
         queryset = queryset.filter(status=status)
     agent = _text_filter(agent, "agent")
@@ -71,12 +70,12 @@ def pending_count(user) -> int:
 
 
 def patterns_for_owner(*, actor: Actor) -> QuerySet[NeverRememberPattern]:
-    actor.require_owner("manage never-remember patterns")
+    actor.require_owner(gettext_noop("manage never-remember patterns"))
     return NeverRememberPattern.objects.filter(owner=actor.user)
 
 
 def strip_markers_for_owner(*, actor: Actor) -> QuerySet[StripMarker]:
-    actor.require_owner("manage capture strip markers")
+    actor.require_owner(gettext_noop("manage capture strip markers"))
     return StripMarker.objects.filter(owner=actor.user)
 
 
@@ -87,7 +86,7 @@ def strip_markers_in_force(owner_id) -> tuple[Pair, ...]:
 
 
 def rejections_for_owner(*, actor: Actor) -> QuerySet[RejectedFingerprint]:
-    actor.require_owner("review captured candidates")
+    actor.require_owner(gettext_noop("review captured candidates"))
     return RejectedFingerprint.objects.filter(owner=actor.user)
 
 

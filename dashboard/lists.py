@@ -15,7 +15,7 @@ from uuid import UUID
 
 from django.db.models import QuerySet
 from django.http import QueryDict
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from dashboard.review import bare_disputes, pending_compaction, quarantined_memories
 from dashboard.selectors import selected_project
@@ -95,7 +95,7 @@ LISTS: dict[str, BulkList] = {
 
 def bulk_list(name: str) -> BulkList:
     if name not in LISTS:
-        raise validation_error("list is not one the dashboard shows.", field="list")
+        raise validation_error(gettext_noop("list is not one the dashboard shows."), field="list")
     return LISTS[name]
 
 
@@ -109,7 +109,7 @@ def bulk_form_of(value) -> str:
 def filter_params(query: str) -> QueryDict:
     """The list's filters, as the bulk form carries them (the page's query string)."""
     if not isinstance(query, str) or len(query) > MAX_FILTER_QUERY_CHARS:
-        raise validation_error("filter is too long.", field="filter")
+        raise validation_error(gettext_noop("filter is too long."), field="filter")
     return QueryDict(query.lstrip("?"))
 
 

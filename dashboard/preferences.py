@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from dashboard.models import DashboardPreference, MemoryView
 from foundation.actors import Actor
@@ -24,7 +25,7 @@ def memory_view_of(user) -> str:
 
 def memory_view_set(*, actor: Actor, view) -> str:
     """Owner-only. Remember how this owner's memory lists are shown. Idempotent."""
-    actor.require_owner("change the dashboard's view")
+    actor.require_owner(gettext_noop("change the dashboard's view"))
     if view not in MemoryView.values:
         raise validation_error(_("Choose cards or rows."), field="view")
     DashboardPreference.objects.update_or_create(

@@ -10,12 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from django.utils.translation import gettext_noop
+
 from foundation.errors import forbidden
+from foundation.messages import known
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser
 
     from accounts.models import PersonalAccessToken
+
+# Refusals an owner reads later on the token that met them (accounts.refusals).
+LACKS_SCOPE = known(gettext_noop("This token lacks the '%(scope)s' scope."))
+# `action` is a phrase of the calling service, itself a msgid, so it reads translated too.
+OWNER_ONLY = known(gettext_noop("Only the owner can %(action)s; agents never can."))
 
 
 @dataclass(frozen=True)
@@ -52,11 +60,11 @@ class Actor:
 
     def require_scope(self, scope: str) -> None:
         if not self.has_scope(scope):
-            raise forbidden(f"This token lacks the '{scope}' scope.")
+            raise forbidden(LACKS_SCOPE, scope=scope)
 
     def require_owner(self, action: str) -> None:
         if not self.is_owner:
-            raise forbidden(f"Only the owner can {action}; agents never can.")
+            raise forbidden(OWNER_ONLY, action=action)
 
     @property
     def can_read_private(self) -> bool:

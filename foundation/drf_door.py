@@ -16,6 +16,7 @@ from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Q, QuerySet
 from django.http import Http404, JsonResponse
+from django.utils.translation import gettext_noop
 from django.views.decorators.csrf import csrf_exempt
 from rest_framework import exceptions, serializers, viewsets
 from rest_framework.authentication import SessionAuthentication
@@ -26,7 +27,9 @@ from rest_framework.views import set_rollback
 
 from foundation.actors import Actor
 from foundation.errors import (
+    AMONG,
     CODE_FOR_STATUS,
+    LIMIT_RANGE,
     ErrorCode,
     ServiceError,
     envelope,
@@ -34,6 +37,7 @@ from foundation.errors import (
     unavailable_error,
     validation_error,
 )
+from foundation.paging import INVALID as INVALID_CURSOR
 from foundation.paging import cursor_decode, cursor_encode, moment_of, query_key
 
 logger = logging.getLogger(__name__)
@@ -173,8 +177,9 @@ def reject_unknown_params(request, allowed) -> None:
     if unknown:
         raise ServiceError(
             ErrorCode.VALIDATION_ERROR,
-            f"Unknown query parameter: {', '.join(unknown)}.",
+            gettext_noop("Unknown query parameter: %(names)s."),
             [{"field": name, "message": "Unknown query parameter."} for name in unknown],
+            params={"names": ", ".join(unknown)},
         )
 
 
@@ -184,7 +189,7 @@ def query_choices(request, name: str, choices) -> list[str]:
     values = [value for value in values if value]
     unknown = [value for value in values if value not in choices.values]
     if unknown:
-        raise validation_error(f"{name} must be among: {', '.join(choices.values)}.", field=name)
+        raise validation_error(AMONG, field=name, name=name, choices=", ".join(choices.values))
     return values
 
 
@@ -214,7 +219,8 @@ class OwnerViewSet(viewsets.GenericViewSet):
         if length > MAX_BODY_BYTES:
             raise ServiceError(
                 ErrorCode.PAYLOAD_TOO_LARGE,
-                f"The request body is {length:,} bytes; the limit is {MAX_BODY_BYTES:,}.",
+                gettext_noop("The request body is %(size)s bytes; the limit is %(limit)s."),
+                params={"size": f"{length:,}", "limit": f"{MAX_BODY_BYTES:,}"},
             )
 
     def get_serializer_class(self):
@@ -271,7 +277,7 @@ class KeysetPagination(BasePagination):
         if raw is None:
             return self.default_limit
         if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= self.max_limit:
-            raise validation_error(f"limit must be between 1 and {self.max_limit}.", field="limit")
+            raise validation_error(LIMIT_RANGE, field="limit", limit=self.max_limit)
         return int(raw)
 
     @staticmethod
@@ -294,7 +300,7 @@ class KeysetPagination(BasePagination):
         try:
             moment, last_id = moment_of(position[0]), model._meta.pk.to_python(position[1])
         except (IndexError, KeyError, TypeError, DjangoValidationError):
-            raise validation_error("cursor is not valid.", field="cursor") from None
+            raise validation_error(INVALID_CURSOR, field="cursor") from None
         if last_id is None:
-            raise validation_error("cursor is not valid.", field="cursor")
+            raise validation_error(INVALID_CURSOR, field="cursor")
         return moment, last_id

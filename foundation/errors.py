@@ -13,6 +13,8 @@ from typing import Any
 
 from django.utils.translation import gettext_noop
 
+from foundation.messages import known
+
 
 class ErrorCode(StrEnum):
     VALIDATION_ERROR = "VALIDATION_ERROR"
@@ -70,6 +72,8 @@ class ServiceError(Exception):
         # rendered in English, a person's door renders it in their language (`localized`).
         self.template = message
         self.params = dict(params or {})
+        if self.params:  # a result that keeps only the English (a bulk row) is still read
+            known(message)
         self.message = message % self.params if self.params else message
         super().__init__(self.message)
         self.code = ErrorCode(code)
@@ -182,6 +186,17 @@ def forbidden(message: str, **params) -> ServiceError:
 
 
 NO_SUCH = gettext_noop("No such %(what)s.")
+# How a field's check fails, for every app's services: `name` is the field (or parameter).
+ONE_OF = gettext_noop("%(name)s must be one of: %(choices)s.")
+A_STRING = gettext_noop("%(name)s must be a string.")
+NO_NUL = gettext_noop("%(name)s must not contain NUL characters.")
+NON_EMPTY = gettext_noop("%(name)s must be a non-empty string.")
+PRINTABLE = gettext_noop("%(name)s must be at most %(limit)s printable characters.")
+LIST_OF_STRINGS = gettext_noop("%(name)s must be a list of strings.")
+AT_MOST_ITEMS = gettext_noop("%(name)s holds at most %(limit)s items.")
+EACH_AT_MOST = gettext_noop("each of %(name)s must be at most %(limit)s characters.")
+AMONG = gettext_noop("%(name)s must be among: %(choices)s.")
+LIMIT_RANGE = gettext_noop("limit must be between 1 and %(limit)s.")
 
 
 # Seconds a client is told to wait when the database cannot be reached.

@@ -20,6 +20,8 @@ from django.utils.translation import gettext, gettext_noop
 WORDS = (
     gettext_noop("memory"), gettext_noop("candidate"), gettext_noop("strip marker"),
     gettext_noop("memory to replace"), gettext_noop("token"), gettext_noop("handoff"),
+    gettext_noop("never-remember pattern"), gettext_noop("rejection"), gettext_noop("proposal"),
+    gettext_noop("capture batch"), gettext_noop("capture thread"), gettext_noop("action to undo"),
 )  # fmt: skip
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")

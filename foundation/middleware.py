@@ -14,6 +14,7 @@ import logging
 
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
+from django.utils.translation import gettext_noop
 
 from foundation.errors import ServiceError, unavailable_error, validation_error
 from foundation.input_guard import body_problem
@@ -47,7 +48,7 @@ class DatabaseUnavailableMiddleware:
 
 # A NUL character as it reaches us in a query string, a path or a form: raw or percent-encoded.
 _FORM_BODIES = ("application/x-www-form-urlencoded", "text/plain")
-NUL_MESSAGE = "The request contains a NUL character (U+0000), which cannot be stored."
+NUL_MESSAGE = gettext_noop("The request contains a NUL character (U+0000), which cannot be stored.")
 
 
 class InputGuardMiddleware:

@@ -18,6 +18,7 @@ from typing import Any
 
 from django.core import signing
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext_noop
 
 from foundation.errors import validation_error
 
@@ -26,8 +27,8 @@ SALT = "continuity.paging.cursor"
 MAX_CURSOR_CHARS = 2000
 PAGE_SIZE = 25
 
-INVALID = "cursor is not valid."
-FOREIGN = "cursor belongs to another query (other filters, caller or list)."
+INVALID = gettext_noop("cursor is not valid.")
+FOREIGN = gettext_noop("cursor belongs to another query (other filters, caller or list).")
 
 
 def query_key(*parts: Any) -> str:

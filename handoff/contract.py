@@ -15,7 +15,9 @@ still resume, and what the dashboard's Handoffs tab counts.
 from __future__ import annotations
 
 from django.conf import settings
+from django.utils.translation import gettext_noop
 
+from foundation.messages import rendered
 from handoff.models import MAX_SUMMARY_CHARS as MAX_SUMMARY_CHARS  # the model holds it
 
 SCOPE = "handoff"
@@ -53,7 +55,9 @@ STATUS = f"Default {DEFAULT_STATUS}."
 CAPSULE_STATES = ("open", "resumed", "expired")
 ACTIVE = "active"
 STATE_FILTERS = (ACTIVE, *CAPSULE_STATES)
-STATE_FILTER_DESCRIPTION = (
-    f"state must be one of: {', '.join(STATE_FILTERS)} ({ACTIVE} is every capsule not "
-    "expired yet: open or resumed)."
+STATE_FILTER_TEMPLATE = gettext_noop(
+    "state must be one of: %(states)s (%(active)s is every capsule not expired yet: open or "
+    "resumed)."
 )
+STATE_FILTER_PARAMS = {"states": ", ".join(STATE_FILTERS), "active": ACTIVE}
+STATE_FILTER_DESCRIPTION = rendered(STATE_FILTER_TEMPLATE, **STATE_FILTER_PARAMS)

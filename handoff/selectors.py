@@ -8,7 +8,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from foundation.errors import not_found, validation_error
-from handoff.contract import ACTIVE, STATE_FILTER_DESCRIPTION, STATE_FILTERS
+from handoff.contract import ACTIVE, STATE_FILTER_PARAMS, STATE_FILTER_TEMPLATE, STATE_FILTERS
 from handoff.models import HandoffCapsule
 from memories import gates, poisoning
 
@@ -47,7 +47,7 @@ def handoffs_for_owner(
     `handoff.contract`: open, resumed, expired, or active for open or resumed). An unknown
     state is a VALIDATION_ERROR on `state`, whichever door asked."""
     if state and state not in STATE_FILTERS:
-        raise validation_error(STATE_FILTER_DESCRIPTION, field="state")
+        raise validation_error(STATE_FILTER_TEMPLATE, field="state", **STATE_FILTER_PARAMS)
     capsules = HandoffCapsule.objects.filter(owner=owner)
     if task_id:
         capsules = capsules.filter(task_id=task_id)

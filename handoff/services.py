@@ -10,9 +10,19 @@ from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
-from foundation.errors import ErrorCode, ServiceError, not_found, validation_error
+from foundation.errors import (
+    AT_MOST_ITEMS,
+    EACH_AT_MOST,
+    LIST_OF_STRINGS,
+    NO_NUL,
+    ErrorCode,
+    ServiceError,
+    not_found,
+    validation_error,
+)
 from handoff.contract import (
     MAX_ARTIFACT_CHARS,
     MAX_EXPIRY_DAYS,
@@ -46,17 +56,18 @@ def _items(values, field: str, max_chars: int) -> list[str]:
     if values is None:
         return []
     if not isinstance(values, (list, tuple)) or not all(isinstance(v, str) for v in values):
-        raise validation_error(f"{field} must be a list of strings.", field=field)
+        raise validation_error(LIST_OF_STRINGS, field=field, name=field)
     items = [value.strip() for value in values if value.strip()]
     if len(items) > MAX_ITEMS:
-        raise validation_error(f"{field} holds at most {MAX_ITEMS} items.", field=field)
+        raise validation_error(AT_MOST_ITEMS, field=field, name=field, limit=MAX_ITEMS)
     for value in items:
         if "\x00" in value:
-            raise validation_error(f"{field} must not contain NUL characters.", field=field)
+            raise validation_error(NO_NUL, field=field, name=field)
         if len(value) > max_chars:
             raise validation_error(
-                f"each of {field} must be at most {max_chars:,} characters.", field=field
-            )
+                EACH_AT_MOST,
+                field=field, name=field, limit=f"{max_chars:,}",
+            )  # fmt: skip
     return items
 
 
@@ -68,20 +79,24 @@ def _expiry(value, now: datetime) -> datetime:
             value = datetime.fromisoformat(value)
         except ValueError:
             raise validation_error(
-                "expires_at must be an ISO 8601 date-time.", field="expires_at"
+                gettext_noop("expires_at must be an ISO 8601 date-time."), field="expires_at"
             ) from None
     if not isinstance(value, datetime):
-        raise validation_error("expires_at must be a date-time.", field="expires_at")
+        raise validation_error(gettext_noop("expires_at must be a date-time."), field="expires_at")
     if timezone.is_naive(value):
         raise validation_error(
-            "expires_at needs a time zone (e.g. 2026-12-01T09:00:00Z).", field="expires_at"
+            gettext_noop("expires_at needs a time zone (e.g. 2026-12-01T09:00:00Z)."),
+            field="expires_at",
         )
     if value <= now:
-        raise validation_error("expires_at must be in the future.", field="expires_at")
+        raise validation_error(
+            gettext_noop("expires_at must be in the future."), field="expires_at"
+        )
     if value > now + timedelta(days=MAX_EXPIRY_DAYS):
         raise validation_error(
-            f"expires_at is at most {MAX_EXPIRY_DAYS} days ahead.", field="expires_at"
-        )
+            gettext_noop("expires_at is at most %(days)s days ahead."),
+            field="expires_at", days=MAX_EXPIRY_DAYS,
+        )  # fmt: skip
     return value
 
 
@@ -94,10 +109,13 @@ def _refuse_instructions(texts: dict) -> None:
         rules = ", ".join(sorted({finding.rule for finding in findings}))
         raise ServiceError(
             ErrorCode.VALIDATION_ERROR,
-            f"This handoff reads as instructions to agents ({rules}); nothing was stored. "
-            "Say where the task stands, not what the next agent must do beyond the task.",
+            gettext_noop(
+                "This handoff reads as instructions to agents (%(rules)s); nothing was stored. "
+                "Say where the task stands, not what the next agent must do beyond the task."
+            ),
             [{"field": finding.field, "rule": finding.rule, "excerpt": finding.excerpt}
              for finding in findings],
+            params={"rules": rules},
         )  # fmt: skip
 
 
@@ -122,12 +140,14 @@ def handoff_create(
     task_id = task_id_value(task_id)
     summary = check.statement(summary, "summary")
     if not summary:
-        raise validation_error("summary is empty; say where the task stands.", field="summary")
+        raise validation_error(
+            gettext_noop("summary is empty; say where the task stands."), field="summary"
+        )
     if len(summary) > MAX_SUMMARY_CHARS:
         raise validation_error(
-            f"summary is {len(summary):,} characters; the limit is {MAX_SUMMARY_CHARS:,}.",
-            field="summary",
-        )
+            gettext_noop("summary is %(length)s characters; the limit is %(limit)s."),
+            field="summary", length=f"{len(summary):,}", limit=f"{MAX_SUMMARY_CHARS:,}",
+        )  # fmt: skip
     status = check.choice(status, TaskStatus, "status", default=TaskStatus.IN_PROGRESS)
     lists = {
         field: _items(value, field, LIST_FIELDS[field])
@@ -171,7 +191,7 @@ def handoff_resume(*, actor: Actor, task_id: str) -> HandoffCapsule | None:
 def handoff_expire(*, actor: Actor, capsule_id) -> HandoffCapsule:
     """Owner-only: the capsule expires now, so no agent resumes it again. Idempotent: an
     already expired capsule keeps its original expiry time."""
-    actor.require_owner("expire a handoff")
+    actor.require_owner(gettext_noop("expire a handoff"))
     capsule = (
         HandoffCapsule.objects.select_for_update()
         .filter(owner=actor.user, pk=_capsule_id(capsule_id))
@@ -192,4 +212,4 @@ def _capsule_id(value):
     try:
         return value if isinstance(value, UUID) else UUID(str(value))
     except (ValueError, TypeError, AttributeError):
-        raise validation_error("id must be a handoff UUID.", field="id") from None
+        raise validation_error(gettext_noop("id must be a handoff UUID."), field="id") from None

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Case, IntegerField, Q, Value, When
+from django.utils.translation import gettext_noop
 
 from capture.markers import INJECTION_CLOSE, INJECTION_OPEN
 from continuity_client.workspace import project_key_of
@@ -207,7 +208,9 @@ def inject(
     budget_ms = float(settings.CONTINUITY_INJECT_BUDGET_MS)
     if not isinstance(prompt, str) or len(prompt) > MAX_PROMPT_CHARS or "\x00" in prompt:
         raise validation_error(
-            f"prompt must be a string of at most {MAX_PROMPT_CHARS} characters.", field="prompt"
+            gettext_noop("prompt must be a string of at most %(limit)s characters."),
+            field="prompt",
+            limit=MAX_PROMPT_CHARS,
         )
     agent_name = label(agent, "agent", MAX_AGENT_CHARS, required=False) or actor.agent_name
     project_key = _scope_of(actor, project_key, workspace)

@@ -21,6 +21,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from django.db.models import Q
+from django.utils.translation import gettext_noop
 from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -33,7 +34,7 @@ from foundation.drf_door import (
     query_choices,
     reject_unknown_params,
 )
-from foundation.errors import not_found, validation_error
+from foundation.errors import LIMIT_RANGE, not_found, validation_error
 from memories.contract import HISTORY_DEFAULT_LIMIT
 from memories.models import (
     ConfidenceBasis,
@@ -282,9 +283,7 @@ class MemoryViewSet(OwnerViewSet):
         reject_unknown_params(request, {"limit", "cursor"})
         raw_limit = request.query_params.get("limit", str(HISTORY_DEFAULT_LIMIT))
         if not (raw_limit.isascii() and raw_limit.isdigit()):
-            raise validation_error(
-                f"limit must be between 1 and {HISTORY_MAX_LIMIT}.", field="limit"
-            )
+            raise validation_error(LIMIT_RANGE, field="limit", limit=HISTORY_MAX_LIMIT)
         page = memory_history(
             actor=self.actor,
             memory_id=_memory_id(pk),
@@ -300,7 +299,9 @@ class MemoryViewSet(OwnerViewSet):
             reject_unknown_params(request, {"confirm"})
             confirmed = {"true": True, "false": False}.get(request.query_params["confirm"])
             if confirmed is None:
-                raise validation_error("confirm must be true or false.", field="confirm")
+                raise validation_error(
+                    gettext_noop("confirm must be true or false."), field="confirm"
+                )
         else:
             confirmed = self.parse()["confirm"]
         return self._delete(pk, confirmed)
@@ -313,8 +314,10 @@ class MemoryViewSet(OwnerViewSet):
     def _delete(self, pk, confirmed: bool) -> Response:
         if confirmed is not True:
             raise validation_error(
-                "Deleting is permanent (the content is scrubbed from history too): "
-                'send "confirm": true.',
+                gettext_noop(
+                    "Deleting is permanent (the content is scrubbed from history too): "
+                    'send "confirm": true.'
+                ),
                 field="confirm",
             )
         deleted_id = memory_delete(actor=self.actor, memory_id=_memory_id(pk))

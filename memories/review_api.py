@@ -25,7 +25,7 @@ from foundation.drf_door import (
     StrictSerializer,
     reject_unknown_params,
 )
-from foundation.errors import validation_error
+from foundation.errors import ONE_OF, validation_error
 from memories.models import ProposalKind, ProposalStatus, ReviewProposal
 from memories.services.proposals import (
     CONFLICT_RESOLUTIONS,
@@ -60,14 +60,14 @@ class ProposalViewSet(OwnerViewSet):
         status = request.query_params.get("status") or ProposalStatus.PENDING
         if status not in ProposalStatus.values:
             raise validation_error(
-                f"status must be one of: {', '.join(ProposalStatus.values)}.", field="status"
+                ONE_OF, field="status", name="status", choices=", ".join(ProposalStatus.values)
             )
         proposals = ReviewProposal.objects.filter(owner=request.user, status=status)
         kind = request.query_params.get("kind")
         if kind:
             if kind not in ProposalKind.values:
                 raise validation_error(
-                    f"kind must be one of: {', '.join(ProposalKind.values)}.", field="kind"
+                    ONE_OF, field="kind", name="kind", choices=", ".join(ProposalKind.values)
                 )
             proposals = proposals.filter(kind=kind)
         page = self.paginate_queryset(proposals)

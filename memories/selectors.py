@@ -12,9 +12,11 @@ from datetime import datetime
 from uuid import UUID
 
 from django.db.models import Count, Q, QuerySet
+from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
-from foundation.errors import not_found, validation_error
+from foundation.errors import LIMIT_RANGE, PRINTABLE, not_found, validation_error
+from foundation.paging import INVALID as CURSOR_INVALID
 from foundation.paging import cursor_decode, cursor_encode, query_key
 from memories import contract
 from memories.models import (
@@ -96,9 +98,7 @@ def memories_for_owner(actor: Actor, filters: MemoryFilters) -> QuerySet[Memory]
     for name in TEXT_FILTERS:
         value = getattr(filters, name)
         if len(value) > MAX_FILTER_CHARS or any(unicodedata.category(c) == "Cc" for c in value):
-            raise validation_error(
-                f"{name} must be at most {MAX_FILTER_CHARS} printable characters.", field=name
-            )
+            raise validation_error(PRINTABLE, field=name, name=name, limit=MAX_FILTER_CHARS)
     if filters.project:
         queryset = queryset.filter(scope_type=ScopeType.PROJECT, scope_key=filters.project)
     for name in ("scope_key", "key"):
@@ -137,7 +137,7 @@ def parse_memory_id(memory_id) -> UUID:
     try:
         return UUID(str(memory_id))
     except (ValueError, TypeError, AttributeError):
-        raise validation_error("id must be a memory UUID.", field="id") from None
+        raise validation_error(gettext_noop("id must be a memory UUID."), field="id") from None
 
 
 def memory_get(*, actor: Actor, memory_id) -> Memory:
@@ -190,7 +190,7 @@ def _encode_cursor(memory_id: UUID, event_id: int) -> str:
 def _decode_cursor(cursor: str, memory_id: UUID) -> int:
     event_id = cursor_decode(cursor, query=_history_query(memory_id))
     if isinstance(event_id, bool) or not isinstance(event_id, int):
-        raise validation_error("cursor is not valid.", field="cursor")
+        raise validation_error(CURSOR_INVALID, field="cursor")
     return event_id
 
 
@@ -203,7 +203,7 @@ def memory_history(
 ) -> HistoryPage:
     """Events of a memory and of its earlier versions, newest first, paginated."""
     if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= HISTORY_MAX_LIMIT:
-        raise validation_error(f"limit must be between 1 and {HISTORY_MAX_LIMIT}.", field="limit")
+        raise validation_error(LIMIT_RANGE, field="limit", limit=HISTORY_MAX_LIMIT)
     memory = memory_get(actor=actor, memory_id=memory_id)
     events = MemoryEvent.objects.filter(
         owner=actor.user, memory_id__in=readable_chain_ids(actor, memory)

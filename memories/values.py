@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from foundation.errors import validation_error
 
 MAX_VALUE_BYTES = 16_000
@@ -16,20 +18,30 @@ def check_value(value: Any) -> dict | None:
     if value is None:
         return None
     if not isinstance(value, dict):
-        raise validation_error("value must be a JSON object.", field="value")
+        raise validation_error(gettext_noop("value must be a JSON object."), field="value")
     if _has_nul(value):
         # PostgreSQL cannot store NUL in jsonb, and no text needs one.
-        raise validation_error("value must not contain NUL characters.", field="value")
+        raise validation_error(
+            gettext_noop("value must not contain NUL characters."), field="value"
+        )
     try:
         encoded = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as error:
-        raise validation_error(f"value is not valid JSON: {error}.", field="value") from None
+        raise validation_error(
+            gettext_noop("value is not valid JSON: %(problem)s."), field="value", problem=str(error)
+        ) from None
     if len(encoded.encode()) > MAX_VALUE_BYTES:
         raise validation_error(
-            f"value is larger than {MAX_VALUE_BYTES} bytes of JSON.", field="value"
+            gettext_noop("value is larger than %(limit)s bytes of JSON."),
+            field="value",
+            limit=MAX_VALUE_BYTES,
         )
     if _depth(value) > MAX_VALUE_DEPTH:
-        raise validation_error(f"value nests deeper than {MAX_VALUE_DEPTH} levels.", field="value")
+        raise validation_error(
+            gettext_noop("value nests deeper than %(limit)s levels."),
+            field="value",
+            limit=MAX_VALUE_DEPTH,
+        )
     return value
 
 

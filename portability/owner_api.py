@@ -13,6 +13,7 @@ import io
 from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.text import slugify
+from django.utils.translation import gettext_noop
 from rest_framework.parsers import MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -61,19 +62,25 @@ class PackageImportView(APIView):
         if length > MAX_IMPORT_BYTES:
             raise ServiceError(
                 ErrorCode.PAYLOAD_TOO_LARGE,
-                f"The upload is {length:,} bytes; the limit is {MAX_IMPORT_BYTES:,}. Use "
-                "`manage.py import_memories` for larger packages.",
+                gettext_noop(
+                    "The upload is %(size)s bytes; the limit is %(limit)s. Use "
+                    "`manage.py import_memories` for larger packages."
+                ),
+                params={"size": f"{length:,}", "limit": f"{MAX_IMPORT_BYTES:,}"},
             )
         unknown = sorted(set(request.data) - {"package", "merge", "dry_run"})
         if unknown:
             raise ServiceError(
                 ErrorCode.VALIDATION_ERROR,
-                f"Unknown field: {', '.join(unknown)}.",
+                gettext_noop("Unknown field: %(names)s."),
                 [{"field": name, "message": "Unknown field."} for name in unknown],
+                params={"names": ", ".join(unknown)},
             )
         upload = request.FILES.get("package")
         if upload is None:
-            raise validation_error("Attach the package file as 'package'.", field="package")
+            raise validation_error(
+                gettext_noop("Attach the package file as 'package'."), field="package"
+            )
         report = package_import(
             actor=Actor.owner(request.user), source=upload,
             merge=_flag(request.data, "merge"), dry_run=_flag(request.data, "dry_run"),
@@ -94,5 +101,7 @@ def _flag(data, name: str) -> bool:
     if isinstance(value, bool):
         return value
     if not isinstance(value, str) or value.strip().lower() not in BOOLEAN_WORDS:
-        raise validation_error(f"{name} must be true or false.", field=name)
+        raise validation_error(
+            gettext_noop("%(name)s must be true or false."), field=name, name=name
+        )
     return BOOLEAN_WORDS[value.strip().lower()]

@@ -22,6 +22,7 @@ from uuid import UUID
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from capture import pipeline
 from capture.access import may_use_thread
@@ -30,6 +31,7 @@ from capture.redaction import redact, redact_items
 from foundation import queue
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, forbidden, validation_error
+from foundation.messages import known
 
 logger = logging.getLogger(__name__)
 
@@ -51,18 +53,28 @@ CAPTURE_QUEUE = "capture"  # declared in settings.CELERY_TASK_QUEUES
 def _text_arg(value: str | None, name: str, limit: int, *, required: bool = False) -> str:
     value = (value or "").strip()
     if required and not value:
-        raise validation_error(f"{name} is required.", field=name)
+        raise validation_error(gettext_noop("%(name)s is required."), field=name, name=name)
     if len(value) > limit:
-        raise validation_error(f"{name} must be at most {limit} characters.", field=name)
+        raise validation_error(
+            gettext_noop("%(name)s must be at most %(limit)s characters."),
+            field=name,
+            name=name,
+            limit=limit,
+        )
     return value
+
+
+# Refusals kept on the token for its owner (accounts.refusals).
+CAPTURE_RESTRICTED = known(
+    gettext_noop(
+        "This token is restricted to projects %(projects)s; send a project_key among them."
+    )
+)
 
 
 def _check_project(actor: Actor, project_key: str) -> None:
     if actor.token.allowed_projects and not (project_key and actor.may_touch_project(project_key)):
-        raise forbidden(
-            "This token is restricted to projects "
-            f"{', '.join(actor.token.allowed_projects)}; send a project_key among them."
-        )
+        raise forbidden(CAPTURE_RESTRICTED, projects=", ".join(actor.token.allowed_projects))
 
 
 def batch_submit(
@@ -75,19 +87,27 @@ def batch_submit(
     if size_bytes > MAX_BYTES:
         raise ServiceError(
             ErrorCode.PAYLOAD_TOO_LARGE,
-            f"The batch is {size_bytes:,} bytes; the limit is {MAX_BYTES:,}. Send it in parts.",
+            gettext_noop("The batch is %(size)s bytes; the limit is %(limit)s. Send it in parts."),
             [{"field": "items", "limit_bytes": MAX_BYTES, "size_bytes": size_bytes}],
+            params={"size": f"{size_bytes:,}", "limit": f"{MAX_BYTES:,}"},
         )
     if not isinstance(items, list) or not items:
-        raise validation_error("items must be a non-empty list.", field="items")
+        raise validation_error(gettext_noop("items must be a non-empty list."), field="items")
     if len(items) > MAX_ITEMS:
         raise ServiceError(
             ErrorCode.PAYLOAD_TOO_LARGE,
-            f"The batch has {len(items):,} items; the limit is {MAX_ITEMS:,}. Send it in parts.",
+            gettext_noop(
+                "The batch has %(count)s items; the limit is %(limit)s. Send it in parts."
+            ),
             [{"field": "items", "limit_items": MAX_ITEMS, "items": len(items)}],
+            params={"count": f"{len(items):,}", "limit": f"{MAX_ITEMS:,}"},
         )
     if source not in Source.values:
-        raise validation_error(f"source must be one of {', '.join(Source.values)}.", field="source")
+        raise validation_error(
+            gettext_noop("source must be one of %(choices)s."),
+            field="source",
+            choices=", ".join(Source.values),
+        )
     thread_id = _text_arg(thread_id, "thread_id", MAX_THREAD_ID_CHARS, required=True)
     run_id = _text_arg(run_id, "run_id", MAX_RUN_ID_CHARS)
     workspace = _text_arg(workspace, "workspace", MAX_WORKSPACE_CHARS)
@@ -122,7 +142,9 @@ def _thread_for(actor: Actor, source: str, external_id: str, *, workspace: str, 
             thread = CaptureThread.objects.get(**lookup)
     if not may_use_thread(actor, thread):
         raise forbidden(
-            "This thread belongs to another agent or to a project this token may not touch."
+            gettext_noop(
+                "This thread belongs to another agent or to a project this token may not touch."
+            )
         )
     changed = {
         name: value

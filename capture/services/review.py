@@ -42,11 +42,11 @@ def _candidate_id(value) -> UUID:
     try:
         return value if isinstance(value, UUID) else UUID(str(value))
     except (ValueError, TypeError, AttributeError):
-        raise validation_error("id must be a candidate UUID.", field="id") from None
+        raise validation_error(gettext_noop("id must be a candidate UUID."), field="id") from None
 
 
 def candidate_get(*, actor: Actor, candidate_id) -> Candidate:
-    actor.require_owner("review captured candidates")
+    actor.require_owner(gettext_noop("review captured candidates"))
     candidate = (
         Candidate.objects.filter(owner=actor.user, pk=_candidate_id(candidate_id))
         .select_related("replaces", "memory")
@@ -68,8 +68,9 @@ def _claim(actor: Actor, candidate_id, status: str) -> Candidate:
         current = Candidate.objects.filter(pk=candidate.pk).values_list("status", flat=True).first()
         raise ServiceError(
             ErrorCode.CONFLICT,
-            f"This candidate was already decided ({current}); reload the inbox.",
+            gettext_noop("This candidate was already decided (%(status)s); reload the inbox."),
             [{"id": str(candidate.pk), "status": current}],
+            params={"status": current},
         )
     candidate.status, candidate.decided_at, candidate.updated_at = status, now, now
     return candidate
@@ -82,14 +83,16 @@ def _replaced(actor: Actor, candidate: Candidate, replace) -> Memory | None:
         return None
     if replace is True:
         if candidate.replaces_id is None:
-            raise validation_error("This candidate names no memory to replace.", field="replace")
+            raise validation_error(
+                gettext_noop("This candidate names no memory to replace."), field="replace"
+            )
         memory_id = candidate.replaces_id
     else:
         try:
             memory_id = UUID(str(replace))
         except ValueError:
             raise validation_error(
-                "replace must be true or a memory id.", field="replace"
+                gettext_noop("replace must be true or a memory id."), field="replace"
             ) from None
     memory = Memory.objects.filter(owner=actor.user, pk=memory_id).first()
     if memory is None:
@@ -97,8 +100,9 @@ def _replaced(actor: Actor, candidate: Candidate, replace) -> Memory | None:
     if memory.status not in LIVE_STATUSES:
         raise ServiceError(
             ErrorCode.CONFLICT,
-            f"The memory to replace is {memory.status} now; approve without replacing it.",
+            gettext_noop("The memory to replace is %(status)s now; approve without replacing it."),
             [{"id": str(memory.pk), "status": memory.status}],
+            params={"status": memory.status},
         )
     return memory
 
@@ -130,10 +134,12 @@ def candidate_approve(
     says shared) from the candidate, edited first if content/kind/scope are given, linked
     derived_from its evidence; with `replace`, the memory it names is superseded by it.
     An approval whose statement already lives links the candidate to that memory."""
-    actor.require_owner("approve captured candidates")
+    actor.require_owner(gettext_noop("approve captured candidates"))
     visibility = visibility or Visibility.PRIVATE
     if visibility not in Visibility.values:
-        raise validation_error("visibility must be 'private' or 'shared'.", field="visibility")
+        raise validation_error(
+            gettext_noop("visibility must be 'private' or 'shared'."), field="visibility"
+        )
     candidate = _claim(actor, candidate_id, CandidateStatus.APPROVED)
     old = _replaced(actor, candidate, replace)
     scope_type = scope_type or candidate.scope_type
@@ -144,8 +150,9 @@ def candidate_approve(
     )
     if scope_key is not None and len(scope_key) > MAX_SCOPE_KEY_CHARS:
         raise validation_error(
-            f"scope_key must be at most {MAX_SCOPE_KEY_CHARS} characters.", field="scope_key"
-        )
+            gettext_noop("scope_key must be at most %(limit)s characters."),
+            field="scope_key", limit=MAX_SCOPE_KEY_CHARS,
+        )  # fmt: skip
     receipt = memory_remember(
         actor=actor, content=candidate.content if content is None else content, kind=kind or candidate.kind,
         type=candidate.type if not kind or kind == candidate.kind else None, scope_type=scope_type,
@@ -169,7 +176,7 @@ def candidate_approve(
 @transaction.atomic
 def candidate_reject(*, actor: Actor, candidate_id) -> Candidate:
     """Owner-only. The fingerprint is remembered, so the same fact is never proposed again."""
-    actor.require_owner("reject captured candidates")
+    actor.require_owner(gettext_noop("reject captured candidates"))
     candidate = _claim(actor, candidate_id, CandidateStatus.REJECTED)
     RejectedFingerprint.objects.get_or_create(
         owner=actor.user, fingerprint=candidate.fingerprint, defaults={"content": candidate.content}
@@ -183,7 +190,7 @@ def candidate_reopen(*, actor: Actor, candidate_id) -> Candidate:
     is forgotten, so it may be proposed again. CONFLICT, changing nothing, unless it is
     rejected now (approved, expired or already reopened) or when another pending candidate
     already says the same thing."""
-    actor.require_owner("reopen captured candidates")
+    actor.require_owner(gettext_noop("reopen captured candidates"))
     candidate = candidate_get(actor=actor, candidate_id=candidate_id)
     twin = Candidate.objects.filter(
         owner=actor.user, fingerprint=candidate.fingerprint, status=CandidateStatus.PENDING
@@ -191,7 +198,9 @@ def candidate_reopen(*, actor: Actor, candidate_id) -> Candidate:
     if twin.exists():
         raise ServiceError(
             ErrorCode.CONFLICT,
-            "Another pending candidate already proposes this; decide that one instead.",
+            gettext_noop(
+                "Another pending candidate already proposes this; decide that one instead."
+            ),
             [{"id": str(candidate.pk)}],
         )
     now = timezone.now()
@@ -201,8 +210,9 @@ def candidate_reopen(*, actor: Actor, candidate_id) -> Candidate:
     if not reopened:
         raise ServiceError(
             ErrorCode.CONFLICT,
-            f"Only a rejected candidate can be reopened; this one is {candidate.status}.",
+            gettext_noop("Only a rejected candidate can be reopened; this one is %(status)s."),
             [{"id": str(candidate.pk), "status": candidate.status}],
+            params={"status": candidate.status},
         )
     RejectedFingerprint.objects.filter(owner=actor.user, fingerprint=candidate.fingerprint).delete()
     candidate.status, candidate.decided_at, candidate.updated_at = (
@@ -215,9 +225,13 @@ def candidate_reopen(*, actor: Actor, candidate_id) -> Candidate:
 
 def _bulk_ids(ids) -> list[UUID]:
     if not isinstance(ids, list) or not ids:
-        raise validation_error("ids must be a non-empty list of candidate ids.", field="ids")
+        raise validation_error(
+            gettext_noop("ids must be a non-empty list of candidate ids."), field="ids"
+        )
     if len(ids) > MAX_BULK:
-        raise validation_error(f"At most {MAX_BULK} candidates at a time.", field="ids")
+        raise validation_error(
+            gettext_noop("At most %(limit)s candidates at a time."), field="ids", limit=MAX_BULK
+        )
     parsed, bad = [], []
     for value in ids:
         try:
@@ -226,7 +240,7 @@ def _bulk_ids(ids) -> list[UUID]:
             bad.append(str(value))
     if bad:
         raise ServiceError(
-            ErrorCode.VALIDATION_ERROR, "Some ids are not candidate ids; nothing was changed.",
+            ErrorCode.VALIDATION_ERROR, gettext_noop("Some ids are not candidate ids; nothing was changed."),
             [{"field": "ids", "id": value, "message": "not a UUID"} for value in bad],
         )  # fmt: skip
     return list(dict.fromkeys(parsed))
@@ -238,9 +252,11 @@ def candidates_bulk(
 ) -> list[Candidate]:
     """Approve or reject several candidates in one transaction: all of them or none. An id
     that is unknown, another owner's, or already decided refuses the whole batch."""
-    actor.require_owner("review captured candidates")
+    actor.require_owner(gettext_noop("review captured candidates"))
     if action not in BULK_ACTIONS:
-        raise validation_error("action must be 'approve' or 'reject'.", field="action")
+        raise validation_error(
+            gettext_noop("action must be 'approve' or 'reject'."), field="action"
+        )
     wanted = _bulk_ids(ids)
     found = dict(
         Candidate.objects.filter(owner=actor.user, pk__in=wanted).values_list("pk", "status")
@@ -248,13 +264,13 @@ def candidates_bulk(
     missing = [str(pk) for pk in wanted if pk not in found]
     if missing:
         raise ServiceError(
-            ErrorCode.NOT_FOUND, "Some candidates do not exist; nothing was changed.",
+            ErrorCode.NOT_FOUND, gettext_noop("Some candidates do not exist; nothing was changed."),
             [{"field": "ids", "id": pk, "message": "no such candidate"} for pk in missing],
         )  # fmt: skip
     decided = [str(pk) for pk in wanted if found[pk] != CandidateStatus.PENDING]
     if decided:
         raise ServiceError(
-            ErrorCode.CONFLICT, "Some candidates were already decided; nothing was changed.",
+            ErrorCode.CONFLICT, gettext_noop("Some candidates were already decided; nothing was changed."),
             [{"field": "ids", "id": pk, "status": found[UUID(pk)]} for pk in decided],
         )  # fmt: skip
     if action == "approve":
@@ -269,12 +285,13 @@ def candidates_bulk(
 
 def _pattern(value) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise validation_error("pattern must be a non-empty phrase.", field="pattern")
+        raise validation_error(gettext_noop("pattern must be a non-empty phrase."), field="pattern")
     value = " ".join(value.split())
     if len(value) > MAX_PATTERN_CHARS:
         raise validation_error(
-            f"pattern must be at most {MAX_PATTERN_CHARS} characters.", field="pattern"
-        )
+            gettext_noop("pattern must be at most %(limit)s characters."),
+            field="pattern", limit=MAX_PATTERN_CHARS,
+        )  # fmt: skip
     return value
 
 
@@ -282,7 +299,7 @@ def _pattern(value) -> str:
 def never_remember_add(*, actor: Actor, pattern) -> tuple[NeverRememberPattern, int]:
     """Owner-only. Idempotent (the same phrase in any case is one pattern). Pending
     candidates the phrase matches leave the inbox (expired); returns the pattern and how many."""
-    actor.require_owner("manage never-remember patterns")
+    actor.require_owner(gettext_noop("manage never-remember patterns"))
     pattern = _pattern(pattern)
     folded = text.normalize(pattern)
     existing = next(
@@ -297,7 +314,10 @@ def never_remember_add(*, actor: Actor, pattern) -> tuple[NeverRememberPattern, 
         existing is None
         and NeverRememberPattern.objects.filter(owner=actor.user).count() >= MAX_PATTERNS
     ):
-        raise validation_error(f"At most {MAX_PATTERNS} never-remember patterns.", field="pattern")
+        raise validation_error(
+            gettext_noop("At most %(limit)s never-remember patterns."),
+            field="pattern", limit=MAX_PATTERNS,
+        )  # fmt: skip
     row = existing or NeverRememberPattern.objects.create(owner=actor.user, pattern=pattern)
     expired = [
         candidate.pk
@@ -316,7 +336,7 @@ def never_remember_add(*, actor: Actor, pattern) -> tuple[NeverRememberPattern, 
 
 
 def never_remember_delete(*, actor: Actor, pattern_id) -> None:
-    actor.require_owner("manage never-remember patterns")
+    actor.require_owner(gettext_noop("manage never-remember patterns"))
     deleted, _ = NeverRememberPattern.objects.filter(
         owner=actor.user, pk=_int_id(pattern_id)
     ).delete()
@@ -326,7 +346,7 @@ def never_remember_delete(*, actor: Actor, pattern_id) -> None:
 
 def rejection_forgive(*, actor: Actor, rejection_id) -> None:
     """Owner-only: forget a rejection, so extraction may propose that fact again."""
-    actor.require_owner("forgive rejections")
+    actor.require_owner(gettext_noop("forgive rejections"))
     deleted, _ = RejectedFingerprint.objects.filter(
         owner=actor.user, pk=_int_id(rejection_id)
     ).delete()

@@ -26,7 +26,7 @@ def strip_marker_add(*, actor: Actor, start, end) -> StripMarker:
     """Owner-only. Idempotent: the same pair twice is one row. Refuses an empty, overlong or
     multi-line side, and a list already at MAX_OWNER_MARKERS; a refusal writes nothing.
     Applies to batches parsed from now on (stored events are not re-read)."""
-    actor.require_owner("manage capture strip markers")
+    actor.require_owner(gettext_noop("manage capture strip markers"))
     start, end = _marker(start, "start"), _marker(end, "end")
     if problem := marker_problem(start, end):
         raise validation_error(problem[1], field=problem[0])
@@ -48,7 +48,7 @@ def strip_marker_add(*, actor: Actor, start, end) -> StripMarker:
 
 def strip_marker_delete(*, actor: Actor, marker_id) -> None:
     """Owner-only; another owner's marker or none at all is the same NOT_FOUND."""
-    actor.require_owner("manage capture strip markers")
+    actor.require_owner(gettext_noop("manage capture strip markers"))
     try:
         pk = int(str(marker_id))
     except ValueError:

@@ -135,7 +135,7 @@ def retention_overview(*, actor: Actor, runs: int = 10) -> dict:
     """The settings page's retention section: every window, and what recent cleanups did."""
     from foundation.models import MaintenanceRun
 
-    _require_instance_owner(actor, "see retention settings")
+    _require_instance_owner(actor, gettext_noop("see retention settings"))
     recent = MaintenanceRun.objects.filter(task="continuity.retention_cleanup").exclude(
         status="skipped"
     )

@@ -8,6 +8,7 @@ from django.db import transaction
 
 from foundation.actors import Actor
 from foundation.maintenance.runs import Deadline
+from foundation.messages import rendered
 from memories.compaction.common import propose
 from memories.models import (
     LIVE_STATUSES,
@@ -18,6 +19,7 @@ from memories.models import (
     ProposalKind,
     Relation,
 )
+from memories.services import reasons
 from memories.services.common import record_event, supersede
 from memories.services.follow_up import memories_follow_up
 from memories.text import fingerprint
@@ -82,9 +84,13 @@ def _merge_group(owner_id, fresh: str, pks: list) -> int:
     memories.sort(key=_survivor_order)
     survivor, duplicates = memories[0], memories[1:]
     actor = Actor.owner(survivor.owner)
-    reason = "compaction: exact duplicate"
     for duplicate in duplicates:
-        supersede(actor, duplicate, successor=survivor, reason=f"{reason} of {survivor.pk}")
+        supersede(
+            actor,
+            duplicate,
+            successor=survivor,
+            reason=rendered(reasons.EXACT_DUPLICATE_OF, id=survivor.pk),
+        )
         MemoryLink.objects.get_or_create(
             owner=survivor.owner, from_memory=duplicate, to_memory=survivor,
             relation=Relation.DUPLICATES, defaults={"created_by_agent": ""},
@@ -99,6 +105,6 @@ def _merge_group(owner_id, fresh: str, pks: list) -> int:
         memories_follow_up([survivor])
     record_event(
         actor=actor, memory=survivor, event_type=EventType.MERGED,
-        patch={"merged": [str(d.pk) for d in duplicates]}, reason=reason,
+        patch={"merged": [str(d.pk) for d in duplicates]}, reason=reasons.EXACT_DUPLICATE,
     )  # fmt: skip
     return len(duplicates)

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from foundation.actors import Actor
 from foundation.maintenance.runs import Deadline
+from foundation.messages import rendered
 from memories.models import (
     MAX_CONTENT_CHARS,
     OWNER_TRUSTS,
@@ -22,6 +23,7 @@ from memories.models import (
     Status,
     Trust,
 )
+from memories.services import reasons
 from memories.services.common import record_event, save_new, supersede
 from memories.text import fingerprint
 
@@ -117,9 +119,7 @@ def _roll_up_week(owner_id, scope_key: str, week: str, visibility: str, pks: lis
         tags=["weekly-rollup"],
     )  # fmt: skip
     if previous is not None:
-        supersede(
-            actor, previous, successor=summary, reason="compaction: late episodes for this week"
-        )
+        supersede(actor, previous, successor=summary, reason=reasons.LATE_EPISODES)
     else:
         save_new(summary)
     MemoryLink.objects.bulk_create(
@@ -128,11 +128,11 @@ def _roll_up_week(owner_id, scope_key: str, week: str, visibility: str, pks: lis
         ignore_conflicts=True,
     )  # fmt: skip
     record_event(actor=actor, memory=summary, event_type=EventType.CREATED,
-                 reason=f"compaction: weekly rollup of {len(sources)} episodes")  # fmt: skip
+                 reason=rendered(reasons.WEEKLY_ROLLUP, count=len(sources)))  # fmt: skip
     for memory in originals:
         memory.status = Status.ARCHIVED
         memory.updated_at = timezone.now()
         memory.save(update_fields=["status", "updated_at"])
         record_event(actor=actor, memory=memory, event_type=EventType.ARCHIVED,
-                     reason=f"compaction: rolled up into {summary.pk}")  # fmt: skip
+                     reason=rendered(reasons.ROLLED_UP, id=summary.pk))  # fmt: skip
     return len(originals)

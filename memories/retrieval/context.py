@@ -12,9 +12,10 @@ import math
 from dataclasses import asdict, dataclass, field
 
 from django.db.models import Case, IntegerField, Q, Value, When
+from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
-from foundation.errors import validation_error
+from foundation.errors import ONE_OF, validation_error
 from memories.contract import (
     BOOTSTRAP_DEFAULT_BUDGET,
     CONTEXT_DEFAULT_BUDGET,
@@ -67,8 +68,11 @@ def _check_budget(token_budget, field_name: str = "token_budget") -> int:
         or not MIN_TOKEN_BUDGET <= token_budget <= MAX_TOKEN_BUDGET
     ):
         raise validation_error(
-            f"{field_name} must be between {MIN_TOKEN_BUDGET} and {MAX_TOKEN_BUDGET}.",
+            gettext_noop("%(name)s must be between %(low)s and %(high)s."),
             field=field_name,
+            name=field_name,
+            low=MIN_TOKEN_BUDGET,
+            high=MAX_TOKEN_BUDGET,
         )
     return token_budget
 
@@ -99,7 +103,7 @@ def context_pack(
 ) -> ContextPack:
     """The memories that answer `query`, whole, best first, within `token_budget`."""
     if purpose not in PURPOSES:
-        raise validation_error(f"purpose must be one of: {', '.join(PURPOSES)}.", field="purpose")
+        raise validation_error(ONE_OF, field="purpose", name="purpose", choices=", ".join(PURPOSES))
     token_budget = _check_budget(token_budget)
     if (
         isinstance(max_memories, bool)
@@ -107,7 +111,11 @@ def context_pack(
         or not 1 <= max_memories <= CONTEXT_MAX_MEMORIES
     ):
         raise validation_error(
-            f"max_memories must be between 1 and {CONTEXT_MAX_MEMORIES}.", field="max_memories"
+            gettext_noop("%(name)s must be between %(low)s and %(high)s."),
+            field="max_memories",
+            name="max_memories",
+            low=1,
+            high=CONTEXT_MAX_MEMORIES,
         )
     request = parse_request(actor, query, alt_queries, project_key, task_id, None)
     ranking = rank(actor, request)

@@ -10,6 +10,8 @@ import re
 import time
 from dataclasses import asdict, dataclass
 
+from django.utils.translation import gettext_noop
+
 from foundation.actors import Actor
 from foundation.errors import validation_error
 from memories.contract import (
@@ -58,7 +60,10 @@ def split_query(query: str) -> list[str]:
 
 def _bounded_int(value, name: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise validation_error(f"{name} must be between {low} and {high}.", field=name)
+        raise validation_error(
+            gettext_noop("%(name)s must be between %(low)s and %(high)s."),
+            field=name, name=name, low=low, high=high,
+        )  # fmt: skip
     return value
 
 
@@ -86,7 +91,8 @@ def multi_query(
         )
     ):
         raise validation_error(
-            "subqueries must be a non-empty list of non-empty strings.", field="subqueries"
+            gettext_noop("subqueries must be a non-empty list of non-empty strings."),
+            field="subqueries",
         )
     parse_request(actor, query, None, project_key, task_id, None)  # validates query and scope
     parts = subqueries or split_query(query)

@@ -13,9 +13,12 @@ import math
 from dataclasses import dataclass, field
 
 from django.db.models import Q, QuerySet
+from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
-from foundation.errors import forbidden, validation_error
+from foundation.errors import LIMIT_RANGE, forbidden, validation_error
+from foundation.messages import known
+from foundation.paging import INVALID as INVALID_CURSOR
 from foundation.paging import cursor_decode, cursor_encode
 from memories.access import access_log
 from memories.contract import MAX_ALT_QUERIES, MAX_QUERY_CHARS
@@ -127,13 +130,17 @@ class RecallResult:
         }
 
 
+# Kept on the refused token for its owner (accounts.refusals).
+PROJECT_READ = known(gettext_noop("This token is not allowed to read project '%(project)s'."))
+
+
 def parse_scope(actor: Actor, project_key, task_id) -> tuple[str | None, str | None]:
     """Validate the scope arguments of a read and check the token may read that project."""
     actor.require_scope("memories:read")
     project_key = label(project_key, "project_key", MAX_SCOPE_KEY_CHARS, required=False)
     task_id = label(task_id, "task_id", MAX_SCOPE_KEY_CHARS, required=False)
     if project_key and not actor.may_touch_project(project_key):
-        raise forbidden(f"This token is not allowed to read project '{project_key}'.")
+        raise forbidden(PROJECT_READ, project=project_key)
     return project_key, task_id
 
 
@@ -143,17 +150,25 @@ def parse_request(actor: Actor, query, alt_queries, project_key, task_id, kinds)
     for index, text in enumerate([query, *(alt_queries or [])]):
         name = "query" if index == 0 else "alt_queries"
         if not isinstance(text, str) or not text.strip() or len(text) > MAX_QUERY_CHARS:
-            raise validation_error(f"{name} must be 1-{MAX_QUERY_CHARS} characters.", field=name)
+            raise validation_error(
+                gettext_noop("%(name)s must be 1-%(limit)s characters."),
+                field=name, name=name, limit=MAX_QUERY_CHARS,
+            )  # fmt: skip
         queries.append(" ".join(text.split()))
     if alt_queries is not None and (
         not isinstance(alt_queries, list) or len(alt_queries) > MAX_ALT_QUERIES
     ):
         raise validation_error(
-            f"alt_queries holds at most {MAX_ALT_QUERIES} strings.", field="alt_queries"
+            gettext_noop("alt_queries holds at most %(limit)s strings."),
+            field="alt_queries",
+            limit=MAX_ALT_QUERIES,
         )
     kinds = kinds or []
     if not isinstance(kinds, list) or any(kind not in Kind.values for kind in kinds):
-        raise validation_error(f"kinds must be a list of: {', '.join(Kind.values)}.", field="kinds")
+        raise validation_error(
+            gettext_noop("kinds must be a list of: %(choices)s."),
+            field="kinds", choices=", ".join(Kind.values),
+        )  # fmt: skip
     return RecallRequest(tuple(queries), project_key, task_id, tuple(sorted(set(kinds))))
 
 
@@ -339,9 +354,9 @@ def _read_cursor(cursor: str, digest: str) -> tuple[int, int]:
     try:
         offset, depth = int(data["o"]), int(data["d"])
     except (KeyError, TypeError, ValueError):
-        raise validation_error("cursor is not valid.", field="cursor") from None
+        raise validation_error(INVALID_CURSOR, field="cursor") from None
     if offset < 0 or not 1 <= depth <= channels.CANDIDATES_PER_CHANNEL:
-        raise validation_error("cursor is not valid.", field="cursor")
+        raise validation_error(INVALID_CURSOR, field="cursor")
     return offset, depth
 
 
@@ -363,7 +378,7 @@ def recall(
     query; results are still returned, labelled so.
     """
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-        raise validation_error(f"limit must be between 1 and {MAX_LIMIT}.", field="limit")
+        raise validation_error(LIMIT_RANGE, field="limit", limit=MAX_LIMIT)
     request = parse_request(actor, query, alt_queries, project_key, task_id, kinds)
     digest = request.digest(actor)
     if cursor:

@@ -78,14 +78,18 @@ class BulkResult:
 def bulk_ids(ids, *, limit: int = MAX_BULK_ITEMS) -> list[str]:
     """The ids once each, in the order given; none, or more than `limit`, is refused."""
     if isinstance(ids, str) or not isinstance(ids, list | tuple):
-        raise validation_error("ids must be a list.", field="ids")
+        raise validation_error(gettext_noop("ids must be a list."), field="ids")
     wanted = list(dict.fromkeys(str(pk).strip() for pk in ids if str(pk).strip()))
     if not wanted:
         raise validation_error(EMPTY, field="ids")
     if len(wanted) > limit:
         raise validation_error(
-            f"At most {limit} items at a time; {len(wanted)} were selected. Nothing was changed.",
+            gettext_noop(
+                "At most %(limit)s items at a time; %(count)s were selected. Nothing was changed."
+            ),
             field="ids",
+            limit=limit,
+            count=len(wanted),
         )
     return wanted
 
@@ -129,14 +133,18 @@ def _reversible(action: str) -> Callable:
 
 def _action(actions: dict[str, Callable], action) -> Callable:
     if action not in actions:
-        raise validation_error(f"action must be one of {', '.join(actions)}.", field="action")
+        raise validation_error(
+            gettext_noop("action must be one of %(choices)s."),
+            field="action",
+            choices=", ".join(actions),
+        )
     return actions[action]
 
 
 def memories_bulk(*, actor: Actor, action: str, ids) -> BulkResult:
     """Owner-only. `action` (confirm, lock, archive, restore, delete) on each memory, one
     service call each; every item's outcome in order. Idempotent as each service is."""
-    actor.require_owner("review memories in bulk")
+    actor.require_owner(gettext_noop("review memories in bulk"))
     service, wanted = _action(MEMORY_ACTIONS, action), bulk_ids(ids)
     if action in UNDOABLE:
         service = _reversible(action)
@@ -147,7 +155,7 @@ def memories_bulk_undo(*, actor: Actor, undo) -> BulkResult:
     """Owner-only. Take back a bulk action: `undo` lists "<memory id>:<event id>" pairs (the
     events the action recorded); each goes through `memory_undo` on its own, so one that
     changed since is refused (and left as it is) while the others are undone."""
-    actor.require_owner("undo in bulk")
+    actor.require_owner(gettext_noop("undo in bulk"))
     items = []
     for pair in bulk_ids(undo):
         memory_id, _, event = pair.partition(":")
@@ -168,6 +176,6 @@ def memories_bulk_undo(*, actor: Actor, undo) -> BulkResult:
 def proposals_bulk(*, actor: Actor, action: str, ids) -> BulkResult:
     """Owner-only. `action` (dismiss) on each of compaction's proposals, one service call
     each; every item's outcome in order."""
-    actor.require_owner("review proposals in bulk")
+    actor.require_owner(gettext_noop("review proposals in bulk"))
     service, wanted = _action(PROPOSAL_ACTIONS, action), bulk_ids(ids)
     return BulkResult(action, _run(actor, "proposal", service, wanted))

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
-from foundation.errors import ServiceError, validation_error
+from foundation.errors import AT_MOST_ITEMS, ServiceError, validation_error
 from memories.contract import CHECKPOINT_MAX_MEMORIES as MAX_ATOMS
 from memories.models import OWNER_TRUSTS, Kind, MemoryType, ScopeType
 from memories.services.links import memory_link
@@ -37,16 +38,21 @@ def memory_checkpoint(
     and that memory, or the summary, is one the owner confirmed or locked)."""
     memories = memories or []
     if not isinstance(memories, list) or len(memories) > MAX_ATOMS:
-        raise validation_error(f"memories holds at most {MAX_ATOMS} items.", field="memories")
+        raise validation_error(AT_MOST_ITEMS, field="memories", name="memories", limit=MAX_ATOMS)
     for index, atom in enumerate(memories):
         if not isinstance(atom, dict) or "content" not in atom or "kind" not in atom:
             raise validation_error(
-                f"memories[{index}] needs at least content and kind.", field="memories"
+                gettext_noop("memories[%(index)s] needs at least content and kind."),
+                field="memories",
+                index=index,
             )
         unknown = sorted(set(atom) - ATOM_FIELDS)
         if unknown:
             raise validation_error(
-                f"memories[{index}] has unknown fields: {', '.join(unknown)}.", field="memories"
+                gettext_noop("memories[%(index)s] has unknown fields: %(fields)s."),
+                field="memories",
+                index=index,
+                fields=", ".join(unknown),
             )
 
     if task_id:
@@ -73,8 +79,9 @@ def memory_checkpoint(
             except ServiceError as error:
                 raise ServiceError(
                     error.code,
-                    f"memories[{index}]: {error.message}",
+                    gettext_noop("memories[%(index)s]: %(message)s"),
                     [{"index": index}, *error.details],
+                    params={"index": index, "message": error.message},
                 ) from None
             owner_trusted = {receipt.trust, summary_receipt.trust} & set(OWNER_TRUSTS)
             # An agent's checkpoint never touches what the owner trusts, on either side.

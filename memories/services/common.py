@@ -7,11 +7,14 @@ import hashlib
 
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, forbidden, not_found
+from foundation.messages import known
 from memories.models import SEARCH_SOURCE_FIELDS, Memory, MemoryEvent, MemoryLink, Relation, Status
 from memories.selectors import is_visible_to, memories_visible_to, parse_memory_id
+from memories.services import reasons
 from memories.services.follow_up import memories_follow_up
 
 
@@ -86,14 +89,20 @@ def memory_for_write(*, actor: Actor, memory_id) -> Memory:
     return memory
 
 
+# Kept on the refused token for its owner (accounts.refusals); `action` is a msgid too.
+OWNER_TRUSTED = known(
+    gettext_noop(
+        "This memory is %(trust)s by the owner; an agent cannot %(action)s it. "
+        "Write a new memory instead; the owner reviews it."
+    )
+)
+
+
 def refuse_agent_on_owner_trusted(actor: Actor, memory: Memory, action: str) -> None:
     """The owner outranks every agent: what the owner confirmed or locked stays as it is, on
     either side of any relation (forget, supersede, link, merge, checkpoint)."""
     if actor.is_agent and memory.is_owner_trusted:
-        raise forbidden(
-            f"This memory is {memory.trust} by the owner; an agent cannot {action} it. "
-            "Write a new memory instead; the owner reviews it."
-        )
+        raise forbidden(OWNER_TRUSTED, trust=memory.trust, action=action)
 
 
 def serialize_writers(*parts: object) -> None:
@@ -133,7 +142,7 @@ def supersede(
         actor=actor,
         memory=memory,
         event_type="superseded",
-        reason=reason or "superseded by a newer memory",
+        reason=reason or reasons.SUPERSEDED,
         idempotency_key=idempotency_key,
     )
 
@@ -149,7 +158,8 @@ def atomic_change(service):
                 return service(*args, **kwargs)
         except IntegrityError:
             raise ServiceError(
-                ErrorCode.CONFLICT, "A concurrent change got there first; reload and try again."
+                ErrorCode.CONFLICT,
+                gettext_noop("A concurrent change got there first; reload and try again."),
             ) from None
 
     return run

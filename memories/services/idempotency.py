@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from django.utils.translation import gettext_noop
+
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, validation_error
 from memories.models import IdempotencyRecord
@@ -29,8 +31,9 @@ def idempotent(
         return perform()
     if not isinstance(key, str) or not key.strip() or len(key) > MAX_IDEMPOTENCY_KEY_CHARS:
         raise validation_error(
-            f"idempotency_key must be 1-{MAX_IDEMPOTENCY_KEY_CHARS} characters.",
+            gettext_noop("idempotency_key must be 1-%(limit)s characters."),
             field="idempotency_key",
+            limit=MAX_IDEMPOTENCY_KEY_CHARS,
         )
     namespace = actor.idempotency_namespace
     serialize_writers("idempotency", actor.user.pk, namespace, key)
@@ -41,7 +44,7 @@ def idempotent(
         if record.operation != operation or record.request_hash != request_digest:
             raise ServiceError(
                 ErrorCode.IDEMPOTENCY_CONFLICT,
-                "This idempotency_key was already used for a different request.",
+                gettext_noop("This idempotency_key was already used for a different request."),
                 [{"field": "idempotency_key"}],
             )
         return record.receipt

@@ -114,7 +114,7 @@ def _set_trust(actor: Actor, memory: Memory, trust: str, event_type: str) -> Mem
 @atomic_change
 def memory_confirm(*, actor: Actor, memory_id) -> Memory:
     """Owner-only. Idempotent; a locked memory stays locked; a disputed one becomes active."""
-    actor.require_owner("confirm memories")
+    actor.require_owner(gettext_noop("confirm memories"))
     memory = memory_for_write(actor=actor, memory_id=memory_id)
     if memory.trust == Trust.LOCKED and memory.status != Status.DISPUTED and not memory.held:
         return memory
@@ -124,7 +124,7 @@ def memory_confirm(*, actor: Actor, memory_id) -> Memory:
 @atomic_change
 def memory_lock(*, actor: Actor, memory_id) -> Memory:
     """Owner-only. Idempotent. A locked memory is what agents can never change."""
-    actor.require_owner("lock memories")
+    actor.require_owner(gettext_noop("lock memories"))
     memory = memory_for_write(actor=actor, memory_id=memory_id)
     return _set_trust(actor, memory, Trust.LOCKED, EventType.LOCKED)
 
@@ -132,7 +132,7 @@ def memory_lock(*, actor: Actor, memory_id) -> Memory:
 @atomic_change
 def memory_unlock(*, actor: Actor, memory_id) -> Memory:
     """Owner-only. A locked memory becomes confirmed; anything else is left as it is."""
-    actor.require_owner("unlock memories")
+    actor.require_owner(gettext_noop("unlock memories"))
     memory = memory_for_write(actor=actor, memory_id=memory_id)
     if memory.trust != Trust.LOCKED:
         return memory
@@ -161,7 +161,7 @@ def memory_correct(
     With `expected_version` it is a compare-and-set: unless the memory is still live at that
     version (nobody corrected, archived or replaced it since the caller read it), the answer
     is VERSION_CONFLICT and nothing changes."""
-    actor.require_owner("correct memories")
+    actor.require_owner(gettext_noop("correct memories"))
     expected_version = check.expected_version(expected_version)
     memory = memory_for_write(actor=actor, memory_id=memory_id)
     if expected_version is not None and (
@@ -169,10 +169,13 @@ def memory_correct(
     ):
         raise ServiceError(
             ErrorCode.VERSION_CONFLICT,
-            f"expected version {expected_version}, but this memory is at version "
-            f"{memory.version} and {memory.status}; reload it and correct it again.",
+            gettext_noop(
+                "expected version %(expected)s, but this memory is at version %(actual)s and "
+                "%(status)s; reload it and correct it again."
+            ),
             [{"field": "expected_version", "expected": expected_version,
               "actual": memory.version, "status": memory.status}],
+            params={"expected": expected_version, "actual": memory.version, "status": memory.status},
         )  # fmt: skip
     if memory.status not in LIVE_STATUSES:
         raise validation_error(
@@ -254,7 +257,7 @@ def memory_archive(*, actor: Actor, memory_id, reason: str | None = None) -> Mem
     gates.gate_secrets(reason=reason)
     if memory.status == Status.ARCHIVED:
         return memory
-    refuse_agent_on_owner_trusted(actor, memory, "archive")
+    refuse_agent_on_owner_trusted(actor, memory, gettext_noop("archive"))
     if memory.status not in LIVE_STATUSES:
         raise validation_error(
             gettext_noop("This memory is %(status)s; it cannot be archived."), field="id",
@@ -270,7 +273,7 @@ def memory_archive(*, actor: Actor, memory_id, reason: str | None = None) -> Mem
 def memory_restore(*, actor: Actor, memory_id) -> Memory:
     """Owner-only: an archived or superseded memory becomes active again, unless a live
     memory already holds its key or says the same thing (CONFLICT: resolve that first)."""
-    actor.require_owner("restore memories")
+    actor.require_owner(gettext_noop("restore memories"))
     memory = memory_for_write(actor=actor, memory_id=memory_id)
     if memory.status in LIVE_STATUSES:
         return memory
@@ -307,15 +310,17 @@ def memory_supersede(
     reason = check.reason(reason)
     gates.gate_secrets(reason=reason)
     if successor.pk == memory.pk:
-        raise validation_error("A memory cannot supersede itself.", field="superseded_by")
+        raise validation_error(
+            gettext_noop("A memory cannot supersede itself."), field="superseded_by"
+        )
     # Both sides: the successor becomes the next version of the retired memory.
-    refuse_agent_on_owner_trusted(actor, memory, "supersede")
-    refuse_agent_on_owner_trusted(actor, successor, "make a successor of")
+    refuse_agent_on_owner_trusted(actor, memory, gettext_noop("supersede"))
+    refuse_agent_on_owner_trusted(actor, successor, gettext_noop("make a successor of"))
     if memory.status == Status.SUPERSEDED:
         return memory
     if memory.status not in LIVE_STATUSES or successor.status not in LIVE_STATUSES:
         raise validation_error(
-            "Both memories must be live (active or disputed).", field="superseded_by"
+            gettext_noop("Both memories must be live (active or disputed)."), field="superseded_by"
         )
     supersede(actor, memory, successor=successor, reason=reason)
     if successor.supersedes_id is None:
@@ -348,7 +353,7 @@ def memory_delete(*, actor: Actor, memory_id) -> str:
     event per deleted row remains so the history says something was deleted, not what.
     Returns the id of the deleted memory.
     """
-    actor.require_owner("delete memories")
+    actor.require_owner(gettext_noop("delete memories"))
     memory = memory_for_write(actor=actor, memory_id=memory_id)
     chain = version_chain_ids(memory)
     MemoryEvent.objects.filter(owner=actor.user, memory_id__in=chain).update(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from django.utils.translation import gettext_noop
+
 from foundation.actors import Actor
 from foundation.errors import validation_error
 from memories import gates
@@ -31,28 +33,33 @@ def memory_link(
     relation = choice(relation, Relation, "relation")
     if relation == Relation.SUPERSEDES:
         raise validation_error(
-            "Use forget with superseded_by to supersede a memory; it also retires the old one.",
+            gettext_noop(
+                "Use forget with superseded_by to supersede a memory; it also retires the old one."
+            ),
             field="relation",
         )
     if (to_id is None) == (uri in (None, "")):
-        raise validation_error("Give exactly one of to_id or uri.", field="to_id")
+        raise validation_error(gettext_noop("Give exactly one of to_id or uri."), field="to_id")
     source = memory_for_write(actor=actor, memory_id=from_id)
     target = None
     if to_id is not None:
         target = memory_for_write(actor=actor, memory_id=to_id)
-        refuse_agent_on_owner_trusted(actor, target, "link to")
+        refuse_agent_on_owner_trusted(actor, target, gettext_noop("link to"))
         if target.pk == source.pk:
-            raise validation_error("A memory cannot link to itself.", field="to_id")
+            raise validation_error(gettext_noop("A memory cannot link to itself."), field="to_id")
         uri = ""
     else:
         if not isinstance(uri, str) or len(uri) > MAX_URI_CHARS or not URI_PATTERN.match(uri):
             raise validation_error(
-                f"uri must be an absolute URI (scheme:...) of at most {MAX_URI_CHARS} characters.",
+                gettext_noop(
+                    "uri must be an absolute URI (scheme:...) of at most %(limit)s characters."
+                ),
                 field="uri",
+                limit=MAX_URI_CHARS,
             )
         gates.gate_secrets(uri=uri)
     # Checked once both ends are known to be visible, so a refusal names nothing unseen.
-    refuse_agent_on_owner_trusted(actor, source, "link")
+    refuse_agent_on_owner_trusted(actor, source, gettext_noop("link"))
     link, created = MemoryLink.objects.get_or_create(
         owner=actor.user,
         from_memory=source,

@@ -62,7 +62,7 @@ CONFLICT_RESOLUTIONS = ("keep_old", "take_new", "both_true")
 
 def proposal_get(*, actor: Actor, proposal_id) -> ReviewProposal:
     """The actor's own proposal, or NOT_FOUND (another owner's id looks the same as none)."""
-    actor.require_owner("answer review proposals")
+    actor.require_owner(gettext_noop("answer review proposals"))
     try:
         pk = int(proposal_id)
     except (TypeError, ValueError):
@@ -90,8 +90,9 @@ def _refuse_answered(proposal: ReviewProposal) -> None:
     if proposal.status != ProposalStatus.PENDING:
         raise ServiceError(
             ErrorCode.CONFLICT,
-            f"This proposal is already {proposal.status}; reload Review.",
+            gettext_noop("This proposal is already %(status)s; reload Review."),
             [{"id": proposal.pk, "status": proposal.status}],
+            params={"status": proposal.status},
         )
 
 
@@ -116,7 +117,7 @@ def _merge(actor: Actor, proposal: ReviewProposal, live: list[Memory], keep) -> 
         survivor = next((m for m in live if str(m.pk) == str(keep)), None)
         if survivor is None:
             raise validation_error(
-                "keep must be one of this proposal's live memories.", field="keep"
+                gettext_noop("keep must be one of this proposal's live memories."), field="keep"
             )
     merged = []
     moved_key = None
@@ -165,22 +166,26 @@ def _verify(actor: Actor, memory: Memory) -> None:
 def _refuse_bad_answer(proposal: ReviewProposal, keep, resolution) -> None:
     if proposal.kind == ProposalKind.STALE and resolution not in RESOLUTIONS:
         raise validation_error(
-            "resolution must be verify (still true) or archive.", field="resolution"
+            gettext_noop("resolution must be verify (still true) or archive."), field="resolution"
         )
     if proposal.kind == ProposalKind.CONFLICT:
         if resolution not in CONFLICT_RESOLUTIONS:
             raise validation_error(
-                "resolution must be keep_old (keep the old memory), take_new (the new one "
-                "replaces it) or both_true (both stand).",
+                gettext_noop(
+                    "resolution must be keep_old (keep the old memory), take_new (the new one "
+                    "replaces it) or both_true (both stand)."
+                ),
                 field="resolution",
             )
         if keep not in (None, ""):
             raise validation_error(
-                "A conflict is answered with resolution; leave keep out.", field="keep"
+                gettext_noop("A conflict is answered with resolution; leave keep out."),
+                field="keep",
             )
     if proposal.kind == ProposalKind.NEAR_DUPLICATE and resolution not in (None, ""):
         raise validation_error(
-            "A near-duplicate is accepted by merging; leave resolution out.", field="resolution"
+            gettext_noop("A near-duplicate is accepted by merging; leave resolution out."),
+            field="resolution",
         )
 
 
@@ -197,8 +202,10 @@ def _conflict_pair(actor: Actor, proposal: ReviewProposal) -> tuple[Memory, Memo
     if changed:
         raise ServiceError(
             ErrorCode.CONFLICT,
-            "One of these memories was deleted, archived or replaced since this conflict was "
-            "raised; nothing was changed. Dismiss the conflict, or reload Review.",
+            gettext_noop(
+                "One of these memories was deleted, archived or replaced since this conflict was "
+                "raised; nothing was changed. Dismiss the conflict, or reload Review."
+            ),
             [{"id": proposal.pk, "changed": changed}],
         )
     return found[ids[0]], found[ids[1]]
@@ -210,9 +217,12 @@ def _both_true(actor: Actor, new: Memory, old: Memory) -> None:
     ):  # fmt: skip
         raise ServiceError(
             ErrorCode.CONFLICT,
-            f"Both memories hold the key '{new.key}', and a key has one live statement: "
-            "keep the old one or take the new one.",
+            gettext_noop(
+                "Both memories hold the key '%(key)s', and a key has one live statement: "
+                "keep the old one or take the new one."
+            ),
             [{"id": str(new.pk)}, {"id": str(old.pk)}],
+            params={"key": new.key},
         )
     MemoryLink.objects.filter(
         Q(from_memory=new, to_memory=old) | Q(from_memory=old, to_memory=new),

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from foundation.actors import Actor
+from foundation.messages import rendered
 from memories.embeddings.vectors import StatementVector
 from memories.evolution import judge as relation_judge
 from memories.evolution import model_judge, neighbours
@@ -36,6 +37,7 @@ from memories.models import (
     ReviewProposal,
     Status,
 )
+from memories.services import reasons
 from memories.services.common import record_event, supersede
 
 MAX_REPORTED = 5
@@ -170,7 +172,7 @@ def corroborate(actor: Actor, item: Judged, idempotency_key: str = "") -> None:
     item.action = "returned"
     record_event(
         actor=actor, memory=item.memory, event_type=EventType.CORROBORATED,
-        reason=f"the same statement again, from {actor.label}: {item.verdict.signals[0]}",
+        reason=rendered(reasons.SAME_AGAIN, writer=actor.label, signal=item.verdict.signals[0]),
         idempotency_key=idempotency_key, result={},
     )  # fmt: skip
 
@@ -190,8 +192,8 @@ def settle(actor: Actor, memory: Memory, judged: list[Judged], *, disputed_by: J
             item.relation == "supersedes" and _may_retire(actor, other, memory) and _has_cue(item)
             and item.verdict.confidence >= ACTING_CONFIDENCE
         ):  # fmt: skip
-            supersede(actor, other, successor=memory, reason="superseded by a newer memory: "
-                      f"{'; '.join(item.verdict.signals[-2:])}")  # fmt: skip
+            supersede(actor, other, successor=memory, reason=rendered(
+                reasons.SUPERSEDED_BECAUSE, signals="; ".join(item.verdict.signals[-2:])))  # fmt: skip
             item.action = "superseded"
         elif item.relation in DISPLACING:
             _link(actor, memory, other, LINK_FOR[item.relation])

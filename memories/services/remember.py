@@ -22,6 +22,7 @@ import json
 from dataclasses import asdict, dataclass
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, validation_error
@@ -151,9 +152,7 @@ def memory_remember(
             # A concurrent writer took the key, fingerprint or idempotency key first; the
             # next attempt sees its committed row and answers accordingly.
             if attempt == WRITE_ATTEMPTS - 1:
-                raise ServiceError(
-                    ErrorCode.CONFLICT, "A concurrent write kept colliding; try again."
-                ) from None
+                raise ServiceError(ErrorCode.CONFLICT, gettext_noop("A concurrent write kept colliding; try again.")) from None  # fmt: skip
     raise AssertionError("unreachable")
 
 
@@ -171,14 +170,12 @@ def _validated(actor: Actor, **fields) -> RememberRequest:
     value = check_value(fields["value"])
     write_mode = fields["write_mode"] or "replace"
     if write_mode not in WRITE_MODES:
-        raise validation_error("write_mode must be 'replace' or 'merge'.", field="write_mode")
+        raise validation_error(gettext_noop("write_mode must be 'replace' or 'merge'."), field="write_mode")  # fmt: skip
     if write_mode == "merge" and (key is None or value is None):
-        raise validation_error("write_mode 'merge' needs a key and a value.", field="write_mode")
+        raise validation_error(gettext_noop("write_mode 'merge' needs a key and a value."), field="write_mode")  # fmt: skip
     expected_version = check.expected_version(fields["expected_version"])
     if expected_version is not None and key is None:
-        raise validation_error(
-            "expected_version applies to keyed writes only.", field="expected_version"
-        )
+        raise validation_error(gettext_noop("expected_version applies to keyed writes only."), field="expected_version")  # fmt: skip
     tags = check.string_list(fields["tags"], "tags", check.MAX_TAGS, check.MAX_TAG_CHARS, fold=True)
     hints = check.string_list(
         fields["retrieval_hints"],
@@ -190,7 +187,7 @@ def _validated(actor: Actor, **fields) -> RememberRequest:
     confidence, basis = check.confidence(actor, fields["confidence"], fields["confidence_basis"])
     origin = fields["origin"] or (Origin.USER if actor.is_owner else Origin.AGENT)
     if origin not in Origin.values or (actor.is_agent and origin != Origin.AGENT):
-        raise validation_error("origin is set by Continuity, not by agents.", field="origin")
+        raise validation_error(gettext_noop("origin is set by Continuity, not by agents."), field="origin")  # fmt: skip
     texts = gates.gate_memory(
         content=content, key=key, value=value, scope_key=scope_key, tags=tags,
         retrieval_hints=hints, idempotency_key=fields["idempotency_key"],
@@ -306,8 +303,9 @@ def _compare_and_set(expected_version: int | None, current: Memory | None) -> No
     if expected_version != actual:
         raise ServiceError(
             ErrorCode.VERSION_CONFLICT,
-            f"expected version {expected_version}, but the key is at version {actual}.",
+            gettext_noop("expected version %(expected)s, but the key is at version %(actual)s."),
             [{"field": "expected_version", "expected": expected_version, "actual": actual}],
+            params={"expected": expected_version, "actual": actual},
         )
 
 
@@ -316,7 +314,7 @@ def _may_overwrite(actor: Actor, current: Memory) -> bool:
     if actor.is_owner:
         return True
     try:
-        refuse_agent_on_owner_trusted(actor, current, "overwrite")
+        refuse_agent_on_owner_trusted(actor, current, gettext_noop("overwrite"))
     except ServiceError:
         return False
     return True

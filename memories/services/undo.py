@@ -20,11 +20,14 @@ from collections.abc import Callable
 
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError, not_found, validation_error
+from foundation.messages import rendered
 from memories.models import EventType, Memory, MemoryEvent, Trust
 from memories.selectors import parse_memory_id
+from memories.services import reasons
 from memories.services.common import memory_for_write, record_event, save_changes
 from memories.services.lifecycle import (
     memory_archive,
@@ -67,7 +70,7 @@ def memory_act(*, actor: Actor, memory_id, action: str) -> tuple[Memory, int | N
     idempotent repeat has nothing to undo)."""
     if action not in ACTIONS:
         raise validation_error(_("This action cannot be run here."), field="action")
-    actor.require_owner("act on memories from the dashboard")
+    actor.require_owner(gettext_noop("act on memories from the dashboard"))
     service, event_type = ACTIONS[action]
     before = _newest_event_id(actor.user, parse_memory_id(memory_id))
     memory = service(actor=actor, memory_id=memory_id)
@@ -121,7 +124,7 @@ def _prior_trust(memory: Memory, event: MemoryEvent) -> str:
 def memory_undo(*, actor: Actor, memory_id, event) -> Memory:
     """Owner-only. Take back the owner's action that recorded `event` on this memory, if
     nothing happened to the memory since (else CONFLICT, and nothing changes)."""
-    actor.require_owner("undo changes")
+    actor.require_owner(gettext_noop("undo changes"))
     event_id = _event_id(event)
     with transaction.atomic():
         memory = memory_for_write(actor=actor, memory_id=memory_id)
@@ -152,6 +155,6 @@ def memory_undo(*, actor: Actor, memory_id, event) -> Memory:
             memory=memory,
             event_type=EventType.UNDONE,
             patch={"undoes": found.pk, "trust": memory.trust},
-            reason=f"undid {found.event_type}",
+            reason=rendered(reasons.UNDID, event=found.event_type),
         )
         return memory

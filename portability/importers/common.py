@@ -14,6 +14,8 @@ from django.utils import timezone
 
 from foundation.actors import Actor
 from foundation.errors import ServiceError
+from foundation.messages import rendered
+from memories.services import reasons
 from portability.packages.format import FILES, jsonl
 from portability.packages.importer import ImportReport, records_import
 from portability.packages.records import parse_records
@@ -56,7 +58,7 @@ class RecordsBuilder:
             "memory_id": memory_id, "event_type": "created", "version": 1, "actor_agent": "",
             "patch": {"source": self.source, "source_id": foreign_id},
             "result": {"content": record["content"], "kind": record["kind"], "status": record["status"]},
-            "reason": f"imported from {self.source} {foreign_id}"[:500], "idempotency_key": "",
+            "reason": rendered(reasons.IMPORTED_FROM, source=self.source, id=foreign_id)[:500], "idempotency_key": "",
             "created_at": record["created_at"],
         })  # fmt: skip
         self.links.append({

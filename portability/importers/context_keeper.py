@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from django.utils.translation import gettext_noop
+
 from foundation.actors import Actor
 from foundation.errors import ServiceError, validation_error
 from foundation.input_guard import loads
@@ -208,7 +210,7 @@ def context_keeper_import(*, actor: Actor, path, project_key: str | None = None,
     """Import a context-keeper `.context/` store into the actor's memory (owner-only), under
     the rules of a package import: all checked first, refused whole, empty store unless
     merge, never overwriting."""
-    actor.require_owner("import memories")
+    actor.require_owner(gettext_noop("import memories"))
     return build(context_dir(path), project_key=project_key).run(
         actor=actor, merge=merge, dry_run=dry_run
     )

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from django.utils.translation import gettext_noop
+
 from foundation.actors import Actor
 from foundation.errors import ServiceError
 from foundation.input_guard import loads
@@ -113,5 +115,5 @@ def build(path: Path, *, source: str = SOURCE) -> RecordsBuilder:
 def jsonl_import(*, actor: Actor, path, merge: bool = False, dry_run: bool = False) -> ImportReport:
     """Import a generic JSONL file of memories (owner-only), under the rules of a package
     import; a refusal names the file's own line numbers."""
-    actor.require_owner("import memories")
+    actor.require_owner(gettext_noop("import memories"))
     return build(Path(path)).run(actor=actor, merge=merge, dry_run=dry_run)

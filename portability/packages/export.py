@@ -12,6 +12,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
 from handoff.models import HandoffCapsule
@@ -39,7 +40,7 @@ def _rows(queryset, shape):
 def package_contents(*, actor: Actor) -> dict[str, bytes]:
     """The package's files as bytes, manifest included: only the actor's own data, read in
     one transaction so the files agree with each other. Owner-only."""
-    actor.require_owner("export the memory store")
+    actor.require_owner(gettext_noop("export the memory store"))
     owner = actor.user
     with transaction.atomic():
         records = {

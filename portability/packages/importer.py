@@ -18,9 +18,11 @@ import uuid
 from dataclasses import asdict, dataclass, field
 
 from django.db import transaction
+from django.utils.translation import gettext_noop
 
 from foundation.actors import Actor
 from foundation.errors import ErrorCode, ServiceError
+from foundation.messages import rendered
 from handoff.models import HandoffCapsule
 from memories.models import (
     LIVE_STATUSES,
@@ -31,7 +33,7 @@ from memories.models import (
     Relation,
     Status,
 )
-from memories.services import relations
+from memories.services import reasons, relations
 from memories.services.common import serialize_writers
 from memories.services.follow_up import memories_follow_up
 from portability.packages.format import MAX_PACKAGE_BYTES
@@ -72,7 +74,7 @@ def package_import(
     non-empty store without `merge` is refused with CONFLICT. `dry_run` reports what would
     happen and writes nothing. At most `max_bytes` are read uncompressed (an upload passes
     a cap proportional to its own size)."""
-    actor.require_owner("import a memory package")
+    actor.require_owner(gettext_noop("import a memory package"))
     files = read_files(source, max_bytes=max_bytes)
     manifest = check_manifest(files)
     records = parse_records(files)
@@ -96,7 +98,7 @@ def records_import(
     *, actor: Actor, records: dict[str, list[dict]], merge: bool, dry_run: bool, source: str
 ) -> ImportReport:
     """Import already validated records (the importers from other tools build them)."""
-    actor.require_owner("import memories")
+    actor.require_owner(gettext_noop("import memories"))
     report = ImportReport(
         mode="merge" if merge else "empty", dry_run=dry_run, source_instance=source
     )
@@ -342,7 +344,7 @@ class _Plan:
             MemoryEvent(
                 owner=self.owner, memory_id=self.target(package_id), event_type=EventType.LINKED,
                 version=by_id[self.target(package_id)].version,
-                reason=f"imported as disputed: the key is held by {holder}",
+                reason=rendered(reasons.IMPORTED_DISPUTED, holder=holder),
                 patch={"relation": Relation.CONTRADICTS, "to_id": str(holder)},
             )
             for package_id, holder in self.conflicts.items()
