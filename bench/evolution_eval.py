@@ -45,7 +45,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "evolution"
-SETS = ("tuned", "heldout", "heldout2", "heldout3")
+SETS = ("tuned", "heldout", "heldout2", "heldout3", "heldout4")
 RELATIONS = ("duplicate", "refines", "supersedes", "contradicts", "related")
 CLASSES = (*RELATIONS, "none")
 ACTIONS = ("returned", "linked", "superseded", "proposed", "disputed", "noted")

@@ -34,14 +34,15 @@ TUNED = evaluation.read_set("tuned")
 HELDOUT = evaluation.read_set("heldout")
 HELDOUT2 = evaluation.read_set("heldout2")
 HELDOUT3 = evaluation.read_set("heldout3")
-ALL = TUNED + HELDOUT + HELDOUT2 + HELDOUT3
+HELDOUT4 = evaluation.read_set("heldout4")
+ALL = TUNED + HELDOUT + HELDOUT2 + HELDOUT3 + HELDOUT4
 SETS = pytest.mark.parametrize(
     "scenarios",
-    [TUNED, HELDOUT, HELDOUT2, HELDOUT3],
-    ids=["tuned", "heldout", "heldout2", "heldout3"],
+    [TUNED, HELDOUT, HELDOUT2, HELDOUT3, HELDOUT4],
+    ids=["tuned", "heldout", "heldout2", "heldout3", "heldout4"],
 )
 # Each set's scenario ids start with its own prefix (h001, h2-001), so no set repeats an id.
-PREFIXES = ((TUNED, "t"), (HELDOUT, "h"), (HELDOUT2, "h2-"), (HELDOUT3, "h3-"))
+PREFIXES = ((TUNED, "t"), (HELDOUT, "h"), (HELDOUT2, "h2-"), (HELDOUT3, "h3-"), (HELDOUT4, "h4-"))
 SCENARIO_FIELDS = {"id", "lang", "existing", "write", "gold", "note"}
 MEMORY_FIELDS = {
     "ref", "content", "kind", "author", "trust", "scope_type", "scope_key", "visibility",
@@ -206,8 +207,9 @@ def test_each_set_has_the_hard_cases(scenarios):
         (HELDOUT, [TUNED], 80),
         (HELDOUT2, [TUNED, HELDOUT], 130),
         (HELDOUT3, [TUNED, HELDOUT, HELDOUT2], 180),
+        (HELDOUT4, [TUNED, HELDOUT, HELDOUT2, HELDOUT3], 220),
     ],
-    ids=["heldout", "heldout2", "heldout3"],
+    ids=["heldout", "heldout2", "heldout3", "heldout4"],
 )
 def test_a_heldout_set_shares_no_project_agent_or_statement_with_the_sets_before_it(
     later, earlier, size
