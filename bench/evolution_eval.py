@@ -1,6 +1,6 @@
 """Does a write see what it duplicates, refines, supersedes or contradicts?
 
-    .venv/bin/python bench/evolution_eval.py [--set tuned|heldout|heldout2|all] [--misses]
+    .venv/bin/python bench/evolution_eval.py [--set tuned|heldout|...|heldout4|all] [--misses]
                                              [--json PATH] [--no-embed]
 
 Runs the scenarios of tests/fixtures/evolution/ (README.md there) against a fresh SQLite

@@ -82,6 +82,9 @@ class Pair:
     shared: int = 0  # how many terms the two have in common, scope names left out
     other_numbers: bool = False  # both give numbers, not the same ones in the same order
     adds: int = 0  # terms the new statement adds to every term of the old one (0: it drops some)
+    # Something in the two stands against each other: aligned clauses of opposite polarity,
+    # two or more terms one negates and the other asserts, or the clause reading's clash.
+    opposing: bool = False
 
 
 # "Test runner: Vitest", "The port is 8080", "缓存层是 Redis", "line-length = 88": a setting
@@ -165,6 +168,7 @@ def compare(new: str, old: str, cosine: float | None, places: tuple[str, ...] = 
     )  # fmt: skip
     rival_value = same_slot and not (new_slot[1] & old_slot[1])
     same_value = same_slot and sig.jaccard(new_slot[1], old_slot[1]) >= 0.5
+    crossed = sig.crossed(new, old) - common
     verdict = rules.rules_verdict(new, old, cosine=cosine)
     ruled = verdict.relation if verdict is not None else "none"
     known = cosine is not None
@@ -225,6 +229,8 @@ def compare(new: str, old: str, cosine: float | None, places: tuple[str, ...] = 
         evidence.append("other language")
     if cue is not None and not arrived:
         evidence.append(f"change cue: {cue}")
+    if len(crossed) >= 2:
+        evidence.append(f"negated in one, asserted in the other: {', '.join(sorted(crossed)[:4])}")
     if opposed is not None:
         evidence.append(opposed)
     elif flip:
@@ -249,4 +255,5 @@ def compare(new: str, old: str, cosine: float | None, places: tuple[str, ...] = 
         adds=len(new_terms - old_terms) if old_terms and old_terms <= new_terms else 0,
         other_numbers=bool(before) and bool(after)
         and new_reading.sequence != old_reading.sequence,
+        opposing=opposed is not None or len(crossed) >= 2 or ruled == "contradicts",
     )  # fmt: skip

@@ -9,7 +9,8 @@
 Offline and deterministic: the features of the pair (memories.evolution.compare: cosine
 of the two vectors when both exist, term overlap, polarity flips, rival values, change
 cues, the hand-written reading of memories.evolution.rules) weighed by a small logistic
-model trained on the tuned evolution set (memories.evolution.model). Every verdict lists
+model trained on the evolution sets (memories.evolution.model; bench/judge_train.py
+says which). Every verdict lists
 the signals that fired, so the owner and the writer can see why. An optional model judge
 (memories.evolution.model_judge) may overrule the offline one on ambiguous pairs.
 """
@@ -54,6 +55,18 @@ def _checked(relation: str, pair, chances: dict[str, float], cosine: float | Non
         return _runner_up(chances, exclude=("duplicate",))
     if relation == "duplicate" and pair.cross_language:
         return _across_languages(pair, chances, cosine)
+    if relation == "contradicts" and not pair.opposing and not pair.cross_language:
+        # "Polarity differs" alone is any "not" anywhere in either: in one language a clash
+        # needs the two to stand against each other somewhere ("if you could not run it" is
+        # no rival to "keep the diff minimal"). Across languages no term aligns: the flip and
+        # the vectors are all there is.
+        return _runner_up(chances, exclude=DISPLACING)
+    if relation == "related" and pair.cross_language and ruled is not None:
+        # "Same topic, another condition" is read off aligned terms, and across languages
+        # none align: where the clause reading sees one side deny what the other states
+        # ("Run the migrations before deploying" / 部署之前不要运行数据库迁移), the clash stands.
+        if ruled.relation == "contradicts":
+            return "contradicts"
     if relation in DISPLACING and not pair.cross_language and pair.share < SAME_SUBJECT:
         # Two statements that share almost no terms are not about one subject, however close
         # their vectors (one project's notes sit at 0.90-0.94): neither replaces the other.

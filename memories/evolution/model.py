@@ -1,7 +1,7 @@
 """A small multinomial logistic model over the features of a pair (memories.evolution.compare).
 
 Its weights live in judge_model.json beside this module, written by bench/judge_train.py
-from the tuned evolution set only (tests/fixtures/evolution/tuned.jsonl); never by hand.
+from the evolution sets bench/judge_train.py names in TRAINED_SETS; never by hand.
 """
 
 from __future__ import annotations

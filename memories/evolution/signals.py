@@ -163,6 +163,22 @@ def jaccard(first: frozenset[str], second: frozenset[str]) -> float:
     return shared / union if union else 0.0
 
 
+def crossed(new: str, old: str) -> frozenset[str]:
+    """Terms one statement negates and the other asserts: "never ship analytics SDKs" and
+    "shipping an analytics SDK is fine". A term both negate somewhere ("never a plain pnpm
+    install" and "not a bare pnpm install") agrees; a negated detail only one of them names
+    ("…, never floats") crosses nothing."""
+    sides = []
+    for statement in (new, old):
+        negated = frozenset().union(*(c.terms for c in clauses(statement) if c.polarity))
+        asserted = frozenset().union(*(c.terms for c in clauses(statement) if not c.polarity))
+        sides.append((negated, asserted))
+    (new_negated, new_asserted), (old_negated, old_asserted) = sides
+    return ((new_negated & old_asserted) - old_negated) | (
+        (old_negated & new_asserted) - new_negated
+    )
+
+
 def opposition(new: Clause, old: Clause) -> str | None:
     """How two clauses about one claim disagree in polarity, or None."""
     for one, other in text.ALTERNATIVE_PAIRS:

@@ -100,8 +100,8 @@ def assess(
 ) -> list[Judged]:  # fmt: skip
     """The verdicts on the close memories the writer may read, strongest first (the model
     judge's, from `opinions`, where it was asked). An episode (a checkpoint's summary, an
-    event) says what happened, not what holds now: it never contradicts or replaces a
-    statement, it relates to it."""
+    event) says what happened: it may replace a statement ("Bumped PHP to 8.3" after "PHP
+    version: 8.2"), never contradict one; a clash with what happened relates to it."""
     found, opinions = [], opinions or {}
     for neighbour in neighbours.find(
         actor, content=content, scope_type=scope_type, scope_key=scope_key, vector=vector,
@@ -113,7 +113,7 @@ def assess(
         )  # fmt: skip
         if neighbour.memory.pk in opinions:
             verdict = opinions[neighbour.memory.pk]
-        if verdict is not None and episodic and verdict.relation != "related":
+        if verdict is not None and episodic and verdict.relation == "contradicts":
             verdict = relation_judge.Verdict("related", verdict.confidence,
                                              (*verdict.signals, "an episode"))  # fmt: skip
         if verdict is not None:

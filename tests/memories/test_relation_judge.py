@@ -1,6 +1,7 @@
 """The relation judge through the write path: one agent's memory, another agent's write,
 and the relation the receipt names, in English, Chinese, mixed notes and across languages.
-Plus the judge's model: retraining on the tuned set gives exactly the shipped weights.
+Episodes (what happened) replace, never contradict; a "not" somewhere is no clash by itself.
+Plus the judge's model: retraining on its sets gives exactly the shipped weights.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import pytest
 
 from memories.evolution.compare import FEATURES, compare
 from memories.evolution.model import load
+from memories.evolution.signals import crossed
+from memories.models import Memory
 from tests.memories.helpers import remember
 
 pytestmark = pytest.mark.django_db
@@ -60,13 +63,65 @@ def test_a_note_on_another_topic_relates_to_nothing(agent_actor, other_agent_act
     assert first.id not in {item["id"] for item in second.relations}
 
 
+def test_an_episode_replaces_the_setting_it_changed(agent_actor, other_agent_actor):
+    first = remember(agent_actor, content="PHP version: 8.2", kind="fact", **DOCS)
+    second = remember(other_agent_actor, content="Bumped PHP from 8.2 to 8.3 today.",
+                      kind="event", **DOCS)  # fmt: skip
+    named = {item["id"]: item for item in second.relations}
+    assert (named[first.id]["relation"], named[first.id]["action"]) == ("supersedes", "superseded")
+    assert Memory.objects.get(pk=first.id).status == "superseded"
+
+
+def test_an_episode_that_clashes_relates_and_changes_nothing(agent_actor, other_agent_actor):
+    first = remember(agent_actor, content="Deploys happen on Fridays.", kind="fact", **DOCS)
+    second = remember(other_agent_actor, content="We did not deploy on Friday this week.",
+                      kind="event", **DOCS)  # fmt: skip
+    named = {item["id"]: item for item in second.relations}
+    assert named[first.id]["relation"] == "related"
+    assert "an episode" in named[first.id]["signals"]
+    assert Memory.objects.get(pk=first.id).status == "active"
+    assert Memory.objects.get(pk=second.id).status == "active"
+
+
+def test_the_same_words_stated_and_denied_are_a_clash_with_their_evidence(
+    agent_actor, other_agent_actor
+):
+    first = remember(agent_actor, content="Shipping the analytics SDK in release builds is fine.",
+                     kind="fact", **DOCS)  # fmt: skip
+    second = remember(other_agent_actor, content="Never ship analytics SDKs in release builds.",
+                      **DOCS)  # fmt: skip
+    (found,) = [item for item in second.relations if item["id"] == first.id]
+    assert found["relation"] == "contradicts"
+    assert any(s.startswith("negated in one, asserted in the other: ") for s in found["signals"])
+
+
+def test_a_negation_elsewhere_is_no_clash(agent_actor, other_agent_actor):
+    first = remember(agent_actor, content="Run the test suite before saying a change is done.",
+                     kind="procedure", **DOCS)  # fmt: skip
+    second = remember(other_agent_actor, kind="lesson", **DOCS,
+                      content="Run the formatter and keep the diff minimal; if you could not run it, say so.")  # fmt: skip
+    relations = {item["id"]: item["relation"] for item in second.relations}
+    assert relations.get(first.id) not in {"contradicts", "supersedes"}
+    assert Memory.objects.get(pk=second.id).status == "active"
+    assert Memory.objects.get(pk=first.id).status == "active"
+
+
+def test_crossed_terms_are_what_one_denies_and_the_other_states():
+    assert crossed("Never ship analytics SDKs.", "Shipping an analytics SDK is fine.") >= {
+        "analytic", "sdk"}  # fmt: skip
+    # both deny it somewhere: they agree
+    assert not crossed("Never a plain pnpm install.", "Not a bare pnpm install.") & {"pnpm"}
+    # a negated detail only one of them names crosses nothing
+    assert not crossed("Store money as integers, never floats.", "Store money as integers.")
+
+
 def test_the_features_are_the_model_s_features():
     assert tuple(load()["features"]) == FEATURES
     pair = compare("Use Vitest.", "Use Jest.", 0.9)
     assert len(pair.values) == len(FEATURES) and pair.evidence
 
 
-def test_retraining_on_the_tuned_set_gives_the_shipped_model():
+def test_retraining_on_the_trained_sets_gives_the_shipped_model():
     done = subprocess.run(
         [sys.executable, "bench/judge_train.py", "--check"], cwd=ROOT, capture_output=True,
         text=True, timeout=600,
