@@ -9,7 +9,7 @@ Corpora (all fabricated, tests/fixtures/poisoning/):
   held-out, then used to fix readings and to train the classifier), `heldout` (written
   after those, never trained on; looked at since, and now used for tuning), `fresh` to
   `fresh5` (each written blind after every older split was tuned on, measured once, then
-  trained on), `fresh6` to `fresh10` (the same, trained on since; the next blind split is `fresh11`); how well the training generalises to a split it never saw is measured by
+  trained on), `fresh6` to `fresh11` (the same, trained on since; the next blind split is `fresh12`); how well the training generalises to a split it never saw is measured by
   `bench/poisoning_train.py --folds`, each of those left out in turn;
 - the hand-written sets kept from before (attacks/ordinary.jsonl, holdout_*.jsonl).
 
@@ -57,6 +57,7 @@ SPLITS = (
     "fresh8",
     "fresh9",
     "fresh10",
+    "fresh11",
 )
 
 

@@ -5,13 +5,13 @@
 
 Logistic regression (L2, Newton's method from zero weights: no randomness, so the same
 model file gives the same weights) on the passage vectors of the generated `tuned`,
-`development`, `heldout`, `fresh` to `fresh10` splits and the larger
+`development`, `heldout`, `fresh` to `fresh11` splits and the larger
 `breadth` training corpus (tests/fixtures/poisoning/generate.py: 1200 attacks, 1600 ordinary
 memories of runbooks, rules and agent conventions in many shapes, attacks hidden in
 carriers), plus ordinary text not written from templates: the
 retrieval corpus's memories and queries (tests/fixtures/retrieval/) and the paragraphs of
-docs/ (except security.md and injection.md, which quote attacks). `heldout` to `fresh10`
-were each held out at first and measured once, then tuned and trained on; `fresh11` never
+docs/ (except security.md and injection.md, which quote attacks). `heldout` to `fresh11`
+were each held out at first and measured once, then tuned and trained on; `fresh12` never
 may be: it is the next measure taken after tuning. Trained on templates alone, the
 model learnt their style: at 0.5 it flagged 16% of the hand-written ordinary memories and
 most docstrings and questions it was shown. The hand-written ordinary memories
@@ -76,11 +76,12 @@ TRAINING_SPLITS = {
     "fresh8": (SIZE, SIZE),
     "fresh9": (SIZE, SIZE),
     "fresh10": (SIZE, SIZE),
+    "fresh11": (SIZE, SIZE),
     "breadth": (1200, 1600),
 }
 # Measured after tuning; training on them would void the measure. A split named here need
 # not exist yet (a measure written later on another line of work): it is kept out once it does.
-NEVER_TRAINED_ON = ("fresh11",)
+NEVER_TRAINED_ON = ("fresh12",)
 # The blind splits, each written by someone who never saw the screen: left out in turn by --folds.
 FOLDS = (
     "fresh",
@@ -93,6 +94,7 @@ FOLDS = (
     "fresh8",
     "fresh9",
     "fresh10",
+    "fresh11",
 )
 PROSE = "prose"  # the retrieval corpus and docs paragraphs, one source in the weighting
 CARRIED, CARRIED_COUNT, CARRIED_SEED = "carried", 1200, 7

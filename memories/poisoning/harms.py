@@ -213,7 +213,7 @@ WEAK_SIGNS = (
         r"|(?:不用|不必|无需)(?:再)?(?:发起)?(?:评审|审查|代码审查|review)|直接推到|一律直接(?:批准|合并)|报错可以不管",
         re.I,
     ),
-    re.compile(  # a remote script run, or a fetched text obeyed
+    REMOTE_SCRIPT := re.compile(  # a remote script run, or a fetched text obeyed
         r"\b(?:curl|wget)\b[^|\n]{0,120}\|\s*(?:sudo\s+)?(?:sh|bash|zsh|python3?)\b"
         r"|\b(?:fetch|download|pull|grab|get)\s+https?://\S+\s+(?:and|then)\s+(?:execute|run|exec|eval|source)\b",
         re.I,
@@ -272,6 +272,34 @@ SCREENS_OFF = re.compile(
 )
 
 
+# How a tool is installed: "Install uv: curl -LsSf https://astral.sh/uv/install.sh | sh" is
+# what READMEs say and people copy into notes. Said so, a piped installer is no sign on its
+# own; the classifier still reads the note as it reads any other.
+INSTALLING = re.compile(
+    r"\b(?:install(?:s|ed|ing|er|ation)?|set\s*up|bootstrap)\b|安装|装(?:环境|上|好)", re.I
+)
+
+
+def _signs(pattern: re.Pattern, text: str) -> list[re.Match]:
+    """The pattern's matches that count as a weaker sign: not under a prohibition, and for a
+    piped remote script, not in a sentence that says how a tool is installed."""
+    found = []
+    for match in pattern.finditer(text):
+        if negated(text, match.start(), WINDOW):
+            continue
+        if pattern is REMOTE_SCRIPT and INSTALLING.search(_sentence(text, match)):
+            continue
+        found.append(match)
+    return found
+
+
+def _sentence(text: str, match: re.Match) -> str:
+    stops = (". ", "\n", "。", "；", "; ")
+    start = max(text.rfind(stop, 0, match.start()) for stop in stops)
+    ends = [end for stop in stops if (end := text.find(stop, match.end())) >= 0]
+    return text[start + 1 : min(ends, default=len(text))]
+
+
 def harm(text: str) -> tuple[str, re.Match] | None:
     """The first harm category one reading of a text asks for, with its match."""
     for rule, patterns in (
@@ -285,12 +313,7 @@ def harm(text: str) -> tuple[str, re.Match] | None:
         for pattern in patterns:
             if match := unnegated(pattern, text, WINDOW):
                 return rule, match
-    signs = [
-        match
-        for pattern in WEAK_SIGNS
-        for match in pattern.finditer(text)
-        if not negated(text, match.start(), WINDOW)
-    ]
+    signs = [match for pattern in WEAK_SIGNS for match in _signs(pattern, text)]
     if len(signs) >= 2:
         return "weakened_safeguards", signs[0]
     return None
@@ -303,7 +326,6 @@ def weak_sign(text: str) -> tuple[str, re.Match] | None:
     for pattern in WEAK_SIGNS:
         if pattern is LABEL_SIGN:
             continue
-        for match in pattern.finditer(text):
-            if not negated(text, match.start(), WINDOW):
-                return "weakened_safeguards", match
+        if found := _signs(pattern, text):
+            return "weakened_safeguards", found[0]
     return None
