@@ -1,0 +1,62 @@
+"""Where a browser whose session has expired is sent: to sign in, and afterwards back to
+the page it was on.
+
+The page is the one the browser showed, never the address an action posted to (that
+answers GET with a 405): htmx names it in `HX-Current-URL`, a plain form carries it as
+`next` (else the Referer says it). Each is kept only when it is a path on this site, so
+the sign-in page never sends anyone elsewhere; without one, the dashboard's first page.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import resolve_url
+from django.utils.http import url_has_allowed_host_and_scheme
+from django_htmx.http import HttpResponseClientRedirect
+
+from foundation.views import safe_next
+
+
+def same_site_path(request: HttpRequest, url: str | None) -> str:
+    """`url` as a path on this site (an absolute URL only if its origin is this one), or ''."""
+    split = urlsplit(url or "")
+    if split.scheme or split.netloc:
+        if (split.scheme, split.netloc) != (request.scheme, request.get_host()):
+            return ""
+        split = split._replace(scheme="", netloc="")
+    path = urlunsplit(split._replace(fragment=""))
+    allowed = path.startswith("/") and url_has_allowed_host_and_scheme(
+        path, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return path if allowed else ""
+
+
+def page_to_return_to(request: HttpRequest) -> str:
+    if getattr(request, "htmx", False):
+        found = same_site_path(request, request.htmx.current_url)
+    elif request.method in ("GET", "HEAD"):
+        found = same_site_path(request, request.get_full_path())
+    else:
+        found = safe_next(request) or same_site_path(request, request.headers.get("Referer"))
+    return found or resolve_url(settings.LOGIN_REDIRECT_URL)
+
+
+def signin_url(request: HttpRequest) -> str:
+    return f"{resolve_url(settings.LOGIN_URL)}?{urlencode({'next': page_to_return_to(request)})}"
+
+
+def to_sign_in(request: HttpRequest) -> HttpResponse:
+    """htmx is told to load the sign-in page as a whole page (`HX-Redirect`), never to
+    paste it into the card that asked; a plain request is redirected."""
+    if getattr(request, "htmx", False):
+        return HttpResponseClientRedirect(signin_url(request))
+    return HttpResponseRedirect(signin_url(request))
+
+
+def is_sign_in_redirect(response: HttpResponse) -> bool:
+    if response.status_code not in (301, 302, 303):
+        return False
+    return urlsplit(response["Location"]).path == resolve_url(settings.LOGIN_URL)
