@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dashboard.signin import is_sign_in_redirect, to_sign_in
+from dashboard.signin import asks_to_sign_in, to_sign_in
 
 
 class SignInMiddleware:
@@ -17,7 +17,7 @@ class SignInMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
-        if not is_sign_in_redirect(response):
+        if not asks_to_sign_in(request, response):
             return response
         if getattr(request, "htmx", False) or request.method not in ("GET", "HEAD"):
             return to_sign_in(request)

@@ -9,7 +9,7 @@ the sign-in page never sends anyone elsewhere; without one, the dashboard's firs
 
 from __future__ import annotations
 
-from urllib.parse import urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qs, urlencode, urlsplit, urlunsplit
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -56,7 +56,13 @@ def to_sign_in(request: HttpRequest) -> HttpResponse:
     return HttpResponseRedirect(signin_url(request))
 
 
-def is_sign_in_redirect(response: HttpResponse) -> bool:
-    if response.status_code not in (301, 302, 303):
+def asks_to_sign_in(request: HttpRequest, response: HttpResponse) -> bool:
+    """Whether `response` is `login_required`'s redirect for this request: to sign in, with
+    the request's own address as `next` (a view that merely returns to the sign-in page,
+    like the theme switch on it, is left alone)."""
+    if response.status_code not in (301, 302, 303) or request.user.is_authenticated:
         return False
-    return urlsplit(response["Location"]).path == resolve_url(settings.LOGIN_URL)
+    target = urlsplit(response["Location"])
+    if target.path != resolve_url(settings.LOGIN_URL):
+        return False
+    return parse_qs(target.query).get("next") == [request.get_full_path()]
