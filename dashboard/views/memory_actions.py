@@ -77,11 +77,15 @@ def _refused_action(request: HttpRequest, memory_id, error: ServiceError) -> Htt
 @login_required
 @require_POST
 def act(request: HttpRequest, memory_id, action: str) -> HttpResponse:
-    """A reversible action; when it changed something, the answer offers its undo."""
+    """A reversible action; when it changed something, the answer offers its undo. The
+    form carries the state its card showed: one that moved since is refused in place."""
     if action not in ACTIONS:
         raise Http404("No such action.")
     try:
-        memory, event = memory_act(actor=owner_actor(request), memory_id=memory_id, action=action)
+        memory, event = memory_act(
+            actor=owner_actor(request), memory_id=memory_id, action=action,
+            expected_state=request.POST.get("state") or None,
+        )  # fmt: skip
     except ServiceError as error:
         return _refused_action(request, memory_id, error)
     offer = undo_offer(request, memory, event, action)
