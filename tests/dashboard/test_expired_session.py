@@ -139,3 +139,16 @@ def test_a_page_older_than_the_last_sign_in_says_so_in_place(owner, world):
                            headers={"X-CSRFToken": stale})  # fmt: skip
     assert response.status_code == 403 and "<html" in response.content.decode()
     assert Memory.objects.get(pk=world.editor.pk).status == "active"
+
+
+def test_the_out_of_date_page_reads_in_chinese(owner, world):
+    client = DashboardClient(owner)
+    stale = client.cookies["csrftoken"].value
+    client.cookies["csrftoken"] = "x" * 32
+    response = client.post(
+        f"/m/{world.editor.pk}/archive/", {"next": "/recent/"},
+        headers={"X-CSRFToken": stale, "Accept-Language": "zh-hans"},
+    )  # fmt: skip
+    html = response.content.decode()
+    assert response.status_code == 403 and "此页面已过期" in html
+    assert "其中的表单已失效" in html and "重新加载本页" in html

@@ -94,3 +94,15 @@ def test_an_action_without_a_state_still_acts_as_before(browser, world):
     response = browser.post(f"/m/{world.inferred.pk}/confirm/", htmx=True)
     assert response.status_code == 200
     assert Memory.objects.get(pk=world.inferred.pk).trust == "confirmed"
+
+
+def test_the_refusal_reads_in_chinese(browser, world):
+    stale = _state_on(browser.get("/review/").content.decode(), world.editor, "archive")
+    browser.post(f"/m/{world.disputed.pk}/confirm/", htmx=True)
+    response = browser.post(
+        f"/m/{world.editor.pk}/archive/", {"state": stale}, htmx=True,
+        headers={"Accept-Language": "zh-hans"},
+    )  # fmt: skip
+    html = response.content.decode()
+    assert response.status_code == 409
+    assert "页面显示之后这条记忆已有更改：现为 已确认、已被取代。" in html
