@@ -52,7 +52,7 @@ def test_rows_on_search_follow_the_live_search_and_are_remembered(page, store, s
     page.wait_for_function(f"{ROWS} === 2")
 
 
-def test_reviews_memory_sections_show_rows_once_picked(page, store):
+def test_reviews_memory_sections_show_rows_once_picked(page, store, shoot):
     sign_in(page)
     page.goto("/review/")
     section = page.locator("section", has=page.locator("#inferred-title"))
@@ -63,6 +63,7 @@ def test_reviews_memory_sections_show_rows_once_picked(page, store):
     )
     assert section.locator("article.card").count() == 0
     assert page.url.endswith("/review/")
+    shoot(page, "92-review-rows")
 
 
 def test_the_overview_charts_take_the_dark_themes_colours(chromium, live_server, store, shoot):
