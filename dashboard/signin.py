@@ -2,8 +2,8 @@
 the page it was on.
 
 The page is the one the browser showed, never the address an action posted to (that
-answers GET with a 405): htmx names it in `HX-Current-URL`, a plain form carries it as
-`next` (else the Referer says it). Each is kept only when it is a path on this site, so
+answers GET with a 405): htmx names it in `HX-Current-URL`, a plain form post in its
+Referer (else the form's `next`, the page it would have returned to). Each is kept only when it is a path on this site, so
 the sign-in page never sends anyone elsewhere; without one, the dashboard's first page.
 """
 
@@ -40,7 +40,8 @@ def page_to_return_to(request: HttpRequest) -> str:
     elif request.method in ("GET", "HEAD"):
         found = same_site_path(request, request.get_full_path())
     else:
-        found = safe_next(request) or same_site_path(request, request.headers.get("Referer"))
+        # The page the form was on (a card's own page, say), else where it would return.
+        found = same_site_path(request, request.headers.get("Referer")) or safe_next(request)
     return found or resolve_url(settings.LOGIN_REDIRECT_URL)
 
 

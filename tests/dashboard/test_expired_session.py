@@ -66,6 +66,15 @@ def test_a_plain_post_returns_to_the_page_it_came_from_not_to_the_action(anonymo
     assert Memory.objects.get(pk=world.editor.pk).status == "active"
 
 
+def test_a_plain_post_from_a_cards_own_page_returns_to_that_page(anonymous, world):
+    card_page = f"/m/{world.editor.pk}/?next=/recent/"
+    response = anonymous.post(
+        f"/m/{world.editor.pk}/archive/", {"next": "/recent/"},
+        headers={"Referer": f"http://testserver{card_page}"},
+    )  # fmt: skip
+    assert _next_of(response["Location"]) == card_page
+
+
 def test_a_plain_post_without_next_returns_to_the_referring_page(anonymous, world):
     response = anonymous.post(
         f"/m/{world.editor.pk}/archive/", headers={"Referer": "http://testserver/review/"}
