@@ -79,7 +79,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "dashboard.middleware.HtmxSignInMiddleware",
+    "dashboard.middleware.SignInMiddleware",
     # Last: its process_exception sees a view's database outage first (foundation/middleware.py).
     "foundation.middleware.DatabaseUnavailableMiddleware",
 ]
@@ -154,6 +154,8 @@ CONTINUITY_HTTPS = env_bool("CONTINUITY_HTTPS", env_bool("CONTINUITY_SECURE_COOK
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SAMESITE = "Lax"
 CSRF_COOKIE_SAMESITE = "Lax"
+# A post whose token no longer holds is sent to sign in (or told to reload), never a bare 403.
+CSRF_FAILURE_VIEW = "dashboard.views.errors.csrf_failure"
 SESSION_COOKIE_SECURE = CONTINUITY_HTTPS
 CSRF_COOKIE_SECURE = CONTINUITY_HTTPS
 SECURE_SSL_REDIRECT = CONTINUITY_HTTPS

@@ -1,5 +1,9 @@
 """The Overview's charts as SVG geometry computed on the server (no chart library, nothing
-to download): the template only places the shapes."""
+to download): the template only places the shapes.
+
+A shape names its colour by a class (`tone-…`), never by a colour value: the stylesheet
+takes each from the theme's `--chart-…` variables, so the charts follow light and dark
+like the rest of the page (tests/dashboard/test_theme_contrast.py checks them)."""
 
 from __future__ import annotations
 
@@ -9,17 +13,13 @@ BAR_WIDTH = 320
 ROW = 22
 MAX_AGENTS = 6
 COLUMN_HEIGHT, COLUMN_WIDTH = 160, 56
-# Colour-blind safe (Okabe–Ito), in a fixed order so an agent keeps its colour.
-PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#555555"]
-TRUST_COLOURS = {
-    "inferred": "#B26B00",
-    "observed": "#0B57D0",
-    "confirmed": "#146C2E",
-    "locked": "#12263F",
-}
+# Colour-blind safe hues (after Okabe–Ito), in a fixed order so an agent keeps its colour;
+# the last is for the agents past MAX_AGENTS.
+SERIES = [f"tone-{n}" for n in range(1, 8)]
+TRUST_TONES = {trust: f"tone-{trust}" for trust in ("inferred", "observed", "confirmed", "locked")}
 
 
-def bars(counts: dict[str, int], order, colours=None, *, link=lambda name: "") -> dict:
+def bars(counts: dict[str, int], order, tones=None, *, link=lambda name: "") -> dict:
     """Horizontal bars, one row per value in `order`, scaled to the largest; each row's
     `href` (from `link`) opens the list it counts."""
     top = max(counts.values(), default=0) or 1
@@ -29,7 +29,7 @@ def bars(counts: dict[str, int], order, colours=None, *, link=lambda name: "") -
         rows.append({
             "name": name, "value": value, "y": index * ROW, "text_y": index * ROW + 15,
             "width": round(BAR_WIDTH * value / top, 1),
-            "colour": (colours or {}).get(name, PALETTE[0]), "href": link(name),
+            "tone": (tones or {}).get(name, SERIES[0]), "href": link(name),
         })  # fmt: skip
     return {"rows": rows, "height": len(order) * ROW, "total": sum(counts.values())}
 
@@ -44,10 +44,10 @@ def stacked_columns(
         per_agent[agent] = per_agent.get(agent, 0) + n
     agents = sorted(per_agent, key=lambda name: (-per_agent[name], name))
     shown, others = agents[:MAX_AGENTS], set(agents[MAX_AGENTS:])
-    legend = [{"name": name, "colour": PALETTE[i % len(PALETTE)]} for i, name in enumerate(shown)]
+    legend = [{"name": name, "tone": SERIES[i % len(SERIES)]} for i, name in enumerate(shown)]
     if others:
-        legend.append({"name": "…", "colour": PALETTE[-1]})
-    colour = {item["name"]: item["colour"] for item in legend}
+        legend.append({"name": "…", "tone": SERIES[-1]})
+    tone = {item["name"]: item["tone"] for item in legend}
     totals = {day: sum(n for (d, _), n in cells.items() if d == day) for day in days}
     top = max(totals.values(), default=0) or 1
     height, column = COLUMN_HEIGHT, COLUMN_WIDTH
@@ -62,7 +62,7 @@ def stacked_columns(
             h = round(height * n / top, 1)
             y -= h
             segments.append({"agent": agent, "n": n, "y": round(y, 1), "h": h,
-                             "colour": colour.get(agent, PALETTE[-1]), "href": link(agent)})  # fmt: skip
+                             "tone": tone.get(agent, SERIES[-1]), "href": link(agent)})  # fmt: skip
         columns.append({"day": day, "bar_x": index * column + 6, "mid_x": index * column + column // 2,
                         "total": totals[day], "segments": segments})  # fmt: skip
     return {"columns": columns, "legend": legend, "height": height, "width": len(days) * column,

@@ -1,28 +1,24 @@
-"""An htmx request whose session has expired is sent to sign in, not answered in place."""
+"""A request whose session has expired is sent to sign in, and back afterwards."""
 
 from __future__ import annotations
 
-from urllib.parse import urlencode, urlsplit
-
-from django.conf import settings
-from django.shortcuts import resolve_url
-from django_htmx.http import HttpResponseClientRedirect
+from dashboard.signin import asks_to_sign_in, to_sign_in
 
 
-class HtmxSignInMiddleware:
-    """A dashboard action sent by htmx after the session expired was answered with a
-    redirect to the sign-in page, which htmx followed and pasted into the card it targets.
-    The browser is sent to sign in instead, and back to the page it was on afterwards."""
+class SignInMiddleware:
+    """`login_required` answers an expired session with a redirect to sign in whose `next`
+    is the address asked for. Under htmx that redirect was followed and the sign-in page
+    pasted into the card the action targets; after a plain form post, `next` named the
+    action's URL, which answers GET with a 405. Both are sent to sign in with the page the
+    browser showed as `next` instead (`dashboard.signin`)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
         response = self.get_response(request)
-        if not getattr(request, "htmx", False) or response.status_code not in (301, 302, 303):
+        if not asks_to_sign_in(request, response):
             return response
-        signin = resolve_url(settings.LOGIN_URL)
-        if urlsplit(response["Location"]).path != signin:
-            return response
-        back = request.htmx.current_url_abs_path or resolve_url(settings.LOGIN_REDIRECT_URL)
-        return HttpResponseClientRedirect(f"{signin}?{urlencode({'next': back})}")
+        if getattr(request, "htmx", False) or request.method not in ("GET", "HEAD"):
+            return to_sign_in(request)
+        return response

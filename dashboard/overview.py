@@ -10,7 +10,7 @@ from urllib.parse import urlencode
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from dashboard.charts import BAR_WIDTH, TRUST_COLOURS, bars, stacked_columns
+from dashboard.charts import BAR_WIDTH, TRUST_TONES, bars, stacked_columns
 from dashboard.selectors import overview_totals
 from memories.models import Kind, Trust
 
@@ -48,7 +48,7 @@ def overview(user, today: date) -> dict:
     return {
         "headline": [{"value": v, "label": label, "href": href} for v, label, href in headline],
         "kinds": bars(by_kind, Kind.values, link=lambda kind: search_url(kind=kind)),
-        "trusts": bars(by_trust, Trust.values, TRUST_COLOURS, link=lambda t: search_url(trust=t)),
+        "trusts": bars(by_trust, Trust.values, TRUST_TONES, link=lambda t: search_url(trust=t)),
         "writes": columns,
         "days": DAYS,
         "bar_width": BAR_WIDTH,

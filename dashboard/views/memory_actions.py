@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from dashboard.lists import bulk_form_of
 from dashboard.readable import readable_message
 from dashboard.selectors import with_links
+from dashboard.siblings import announce_changed, event_mark
 from dashboard.undo import remember_offer, undo_offer
 from foundation.errors import ErrorCode, ServiceError
 from foundation.htmx import answer, refuses_bad_input
@@ -61,7 +62,12 @@ def _card(
 @login_required
 @require_GET
 def card(request: HttpRequest, memory_id) -> HttpResponse:
-    return _card(request, _get(request, memory_id))
+    """The card; for htmx `?as=row`, its one line (a row drawing itself again)."""
+    memory = _get(request, memory_id)
+    if request.htmx and request.GET.get("as") == "row":
+        context = {"m": memory, "bulk_form": bulk_form_of(request.GET.get("bulk_form"))}
+        return answer(request, "memories/_row.html", context)
+    return _card(request, memory)
 
 
 def _refused_action(request: HttpRequest, memory_id, error: ServiceError) -> HttpResponse:
@@ -77,16 +83,22 @@ def _refused_action(request: HttpRequest, memory_id, error: ServiceError) -> Htt
 @login_required
 @require_POST
 def act(request: HttpRequest, memory_id, action: str) -> HttpResponse:
-    """A reversible action; when it changed something, the answer offers its undo."""
+    """A reversible action; when it changed something, the answer offers its undo. The
+    form carries the state its card showed: one that moved since is refused in place."""
     if action not in ACTIONS:
         raise Http404("No such action.")
+    mark = event_mark(request.user)
     try:
-        memory, event = memory_act(actor=owner_actor(request), memory_id=memory_id, action=action)
+        memory, event = memory_act(
+            actor=owner_actor(request), memory_id=memory_id, action=action,
+            expected_state=request.POST.get("state") or None,
+        )  # fmt: skip
     except ServiceError as error:
         return _refused_action(request, memory_id, error)
     offer = undo_offer(request, memory, event, action)
     if request.htmx:
-        return _card(request, memory, counts_changed=True, undo=offer)
+        response = _card(request, memory, counts_changed=True, undo=offer)
+        return announce_changed(response, request.user, mark, besides=[memory.pk])
     if offer is not None:
         remember_offer(request, offer)  # shown once, on the page the post returns to
     return back(request)

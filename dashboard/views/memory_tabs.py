@@ -113,7 +113,7 @@ def review(request: HttpRequest) -> HttpResponse:
         for name in ("quarantined", "disputed", "proposals", "inferred")
     }
     fragments = [f"{name}-page" for name in SECTIONS]
-    context = {"queue": queue, "bars": bars}
+    context = {"queue": queue, "bars": bars, "view": memory_view_of(request.user)}
     return _tab(request, "dashboard/review.html", "review", context, fragments=fragments)
 
 
@@ -153,7 +153,7 @@ def search(request: HttpRequest) -> HttpResponse:
     context = {
         "tab": "search", "page": page, "filters": filters, "error": error, "bar": bar,
         "facets": SimpleLazyObject(lambda: search_facets(request.user, filters)),
-        "trusts": Trust.choices, "statuses": Status.choices,
+        "trusts": Trust.choices, "statuses": Status.choices, "view": memory_view_of(request.user),
     }  # fmt: skip
     # The live search box and filters ask for new results only (the URL stays clean to share),
     # so the facets (lazy) are counted for the whole page only.

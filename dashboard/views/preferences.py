@@ -1,7 +1,8 @@
 """The owner's view toggle for the memory lists: cards or one line per memory.
 
 A plain form post saves the choice and redirects back; htmx gets `HX-Location` to the same
-page, which htmx fetches and swaps into `#main` (so the tab bar and focus stay put).
+page, which htmx fetches and swaps into `#main` (so the tab bar and focus stay put). Every
+memory list follows it: the memory tabs, Projects, Search and Review's memory sections.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ def memory_view(request: HttpRequest) -> HttpResponse:
         messages.error(request, error.message)
         return back(request)
     if request.htmx:
-        return HttpResponseLocation(
-            safe_next(request) or "/", target="#main", select="#main", swap="outerHTML"
-        )
+        # The address the page shows now, not the form's `next`: live search pushes its
+        # query to the address after the toggle was rendered (django-htmx keeps it ours).
+        here = request.htmx.current_url_abs_path or safe_next(request) or "/"
+        return HttpResponseLocation(here, target="#main", select="#main", swap="outerHTML")
     return back(request)

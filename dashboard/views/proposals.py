@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from dashboard.review import conflict_cards
 from dashboard.selectors import with_links
+from dashboard.siblings import announce_changed, event_mark
 from foundation.errors import ServiceError
 from foundation.htmx import answer
 from foundation.views import owner_actor, raise_404_if_missing
@@ -56,6 +57,7 @@ def _decide(request: HttpRequest, proposal_id: int, verb: str) -> ReviewProposal
 def answer_proposal(request: HttpRequest, proposal_id: int, verb: str) -> HttpResponse:
     """accept (keep=<memory id> for a near-duplicate, resolution=verify|archive for a stale
     memory, resolution=keep_old|take_new|both_true for a conflict) or dismiss."""
+    mark = event_mark(request.user)
     try:
         proposal = _decide(request, proposal_id, verb)
     except ServiceError as error:
@@ -65,6 +67,6 @@ def answer_proposal(request: HttpRequest, proposal_id: int, verb: str) -> HttpRe
             return redirect("dashboard:review")
         proposal = proposal_get(actor=owner_actor(request), proposal_id=proposal_id)
         return _fragment(request, proposal, error=error.localized, status=error.http_status)
-    if request.htmx:
-        return _fragment(request, proposal)
+    if request.htmx:  # the memories it changed, shown elsewhere on the page, redraw too
+        return announce_changed(_fragment(request, proposal), request.user, mark)
     return redirect("dashboard:review")

@@ -197,6 +197,12 @@ class Memory(models.Model):
         return self.status in LIVE_STATUSES
 
     @property
+    def shown_state(self) -> str:
+        """What a card chose its buttons from (version, status, trust), as its forms send it
+        back: `memory_act` refuses an action on a state that has moved since."""
+        return f"{self.version}.{self.status}.{self.trust}"
+
+    @property
     def is_owner_trusted(self) -> bool:
         """Confirmed or locked by the owner: no agent may overwrite or forget it."""
         return self.trust in OWNER_TRUSTS

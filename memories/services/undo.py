@@ -52,6 +52,11 @@ INVERSES: dict[str, Callable] = {
     EventType.UNLOCKED: memory_lock,
 }
 TRUST_EVENTS = (EventType.CONFIRMED, EventType.LOCKED)
+MAX_STATE_CHARS = 64
+CHANGED_SINCE_SHOWN = gettext_noop(
+    "This memory changed since the page showed it: it is now %(trust)s and %(status)s. "
+    "Nothing was changed; here it is as it stands, act on it again if you still want to."
+)
 
 
 def _newest_event_id(owner, memory_id) -> int:
@@ -64,14 +69,35 @@ def _newest_event_id(owner, memory_id) -> int:
     return newest or 0
 
 
-def memory_act(*, actor: Actor, memory_id, action: str) -> tuple[Memory, int | None]:
+def _refuse_moved(actor: Actor, memory_id, expected_state: str) -> None:
+    """CONFLICT unless the memory is still in the state the caller acted on (its row
+    locked until the action is done)."""
+    memory = memory_for_write(actor=actor, memory_id=memory_id)
+    if memory.shown_state != str(expected_state)[:MAX_STATE_CHARS]:
+        raise ServiceError(
+            ErrorCode.CONFLICT, CHANGED_SINCE_SHOWN, [{"id": str(memory.pk)}],
+            params={"trust": memory.trust, "status": memory.status},
+        )  # fmt: skip
+
+
+@transaction.atomic
+def memory_act(
+    *, actor: Actor, memory_id, action: str, expected_state: str | None = None
+) -> tuple[Memory, int | None]:
     """Owner-only. One of `ACTIONS` on a memory; returns the memory and the id of the event
     the action recorded (what `memory_undo` takes), or None when it changed nothing (an
-    idempotent repeat has nothing to undo)."""
+    idempotent repeat has nothing to undo).
+
+    With `expected_state` (the `Memory.shown_state` the caller's buttons were chosen from)
+    it is a compare-and-set: when the memory's version, status or trust moved since (another
+    card of it, a dispute settled beside it, an agent), CONFLICT and nothing changes, so a
+    stale button never acts on a state it did not show."""
     if action not in ACTIONS:
         raise validation_error(_("This action cannot be run here."), field="action")
     actor.require_owner(gettext_noop("act on memories from the dashboard"))
     service, event_type = ACTIONS[action]
+    if expected_state:
+        _refuse_moved(actor, memory_id, expected_state)
     before = _newest_event_id(actor.user, parse_memory_id(memory_id))
     memory = service(actor=actor, memory_id=memory_id)
     recorded = (

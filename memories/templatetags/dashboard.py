@@ -62,6 +62,12 @@ def highlight(text, query) -> SafeString:
     return mark_safe(_breaks("".join(pieces)))
 
 
+@register.filter
+def one_line(text) -> str:
+    """The text with its line breaks and runs of spaces as single spaces (a row's line)."""
+    return " ".join(str(text).split())
+
+
 def _breaks(html: str) -> str:
     return normalize_newlines(html).replace("\n", "<br>")
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from dashboard.preferences import memory_view_set
 from foundation.actors import Actor
 from memories.services import memory_archive, memory_lock
 from tests.factories import CandidateFactory, HandoffCapsuleFactory, MemoryFactory
@@ -99,6 +100,34 @@ def test_every_tab_passes_axe(
             page.wait_for_function(SETTLED)
             assert page.locator("html").get_attribute("lang") == language
             shoot(page, f"axe-{colour_scheme}-{language}-{viewport}-{tab}")
+            problems += described(tab, violations_of(page))
+    finally:
+        context.close()
+    assert not problems, f"{len(problems)} axe violations:\n" + "\n".join(problems)
+
+
+# The lists the rows view (one line per memory) draws, as the owner who picked it sees them.
+ROWS_TABS = ("core", "projects", "recent", "review", "archive", "search")
+
+
+@pytest.mark.parametrize("colour_scheme", COLOUR_SCHEMES)
+def test_the_rows_view_passes_axe(chromium, live_server, store, owner, shoot, colour_scheme):
+    memory_view_set(actor=Actor.owner(owner), view="rows")
+    context = chromium.new_context(
+        base_url=live_server.url, locale="en-US", viewport={"width": 1440, "height": 900},
+        color_scheme=colour_scheme, bypass_csp=True,
+    )  # fmt: skip
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    try:
+        sign_in(page)
+        problems: list[str] = []
+        for tab in ROWS_TABS:
+            page.goto(TABS[tab])
+            page.wait_for_load_state("networkidle")
+            page.wait_for_function(SETTLED)
+            assert page.locator("#main article.row").count(), tab
+            shoot(page, f"axe-{colour_scheme}-rows-{tab}")
             problems += described(tab, violations_of(page))
     finally:
         context.close()

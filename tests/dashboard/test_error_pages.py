@@ -1,9 +1,7 @@
-"""What the dashboard answers when an address leads nowhere, when a session has expired
-under an htmx action, and to the favicon every browser asks for."""
+"""What the dashboard answers when an address leads nowhere, and to the favicon every
+browser asks for (an expired session: test_expired_session.py)."""
 
 from __future__ import annotations
-
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -37,26 +35,6 @@ def test_the_apis_keep_their_own_error_envelope(browser):
         response = browser.get(path)
         assert response.status_code == 404
         assert response.json()["error"]["code"] == "NOT_FOUND"
-
-
-def test_an_expired_session_under_htmx_sends_the_browser_to_sign_in_and_back(anonymous, world):
-    response = anonymous.post(
-        f"/m/{world.inferred.pk}/confirm/",
-        htmx=True,
-        headers={"HX-Current-URL": "http://testserver/review/?page=2"},
-    )
-    assert response.status_code == 200 and response.content == b""
-    target = urlsplit(response["HX-Redirect"])
-    assert target.path == "/signin/"
-    assert parse_qs(target.query)["next"] == ["/review/?page=2"]
-    world.inferred.refresh_from_db()
-    assert world.inferred.trust == "inferred"  # nothing was done
-
-
-def test_without_htmx_an_expired_session_is_redirected_as_before(anonymous, world):
-    response = anonymous.post(f"/m/{world.inferred.pk}/confirm/")
-    assert response.status_code == 302 and urlsplit(response["Location"]).path == "/signin/"
-    assert "HX-Redirect" not in response
 
 
 def test_the_favicon_is_named_by_every_page_and_served(browser):

@@ -25,6 +25,14 @@ def test_overview_draws_kinds_trust_and_writes_per_agent(browser, world):
     assert "Memories by kind (5 in all)" in html
 
 
+def test_the_charts_paint_with_the_themes_tones_not_colours_of_their_own(browser, world):
+    html = browser.get("/overview/").content.decode()
+    charts = html.split('<div class="charts">', 1)[1]
+    assert re.findall(r'(?:fill|stroke)="#|style="background', charts) == []
+    assert 'class="bar tone-1"' in charts and 'class="bar tone-locked"' in charts
+    assert 'class="segment tone-1"' in charts and '<span class="swatch tone-1">' in charts
+
+
 def test_overview_counts_only_the_owners_memories(world, other_owner):
     remember(Actor.owner(other_owner), "Grace keeps notes in org-mode.")
     html = DashboardClient(other_owner).get("/overview/").content.decode()

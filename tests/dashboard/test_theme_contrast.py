@@ -1,5 +1,7 @@
 """Both colour themes keep WCAG AA contrast, and every colour the stylesheet paints with
-comes from its variables (so a theme cannot miss one)."""
+comes from its variables (so a theme cannot miss one). The Overview's charts too: their
+text, bars and columns take the theme's colours (`--chart-…`) by class, never a colour of
+their own, so dark mode keeps them readable."""
 
 from __future__ import annotations
 
@@ -8,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
-CSS = (Path(__file__).resolve().parents[2] / "static" / "dashboard" / "dashboard.css").read_text()
+from dashboard.charts import SERIES, TRUST_TONES
+
+ROOT = Path(__file__).resolve().parents[2]
+CSS = (ROOT / "static" / "dashboard" / "dashboard.css").read_text()
 COLOUR = re.compile(
     r"#[0-9a-fA-F]{3,8}\b|\b(?:rgb|rgba|hsl|hsla)\(|(?<![-\w])(?:white|black)(?![-\w])"
 )
@@ -29,10 +34,12 @@ TEXT_PAIRS = [
 ]  # fmt: skip
 # Non-text contrast (WCAG 1.4.11): the focus ring and field borders against their ground.
 EDGE_PAIRS = [("focus", "bg"), ("focus", "card"), ("focus", "top-bg"), ("field-edge", "card")]
+# The charts' shapes (WCAG 1.4.11: 3:1 for graphics) sit on the card: every tone they use.
+CHART_TONES = [*SERIES, *TRUST_TONES.values()]
 
 
 def variables(block: str) -> dict[str, str]:
-    return dict(re.findall(r"--([a-z-]+):\s*(#[0-9a-fA-F]{3,6})\s*;", block))
+    return dict(re.findall(r"--([a-z0-9-]+):\s*(#[0-9a-fA-F]{3,6})\s*;", block))
 
 
 def blocks() -> dict[str, dict[str, str]]:
@@ -86,5 +93,39 @@ def test_both_dark_sets_are_the_same_and_cover_every_variable():
 def test_no_colour_is_written_outside_the_variables():
     # Drop comments and every `--name: value;` declaration; what is left must name no colour.
     rules = re.sub(r"/\*.*?\*/", "", CSS, flags=re.S)
-    rules = re.sub(r"--[a-z-]+:\s*[^;]+;", "", rules)
+    rules = re.sub(r"--[a-z0-9-]+:\s*[^;]+;", "", rules)
     assert COLOUR.findall(rules) == []
+
+
+def tone_variable(tone: str) -> str:
+    """The theme variable a chart tone class takes its colour from."""
+    found = re.search(rf"\.{re.escape(tone)} \{{ --tone: var\(--([a-z0-9-]+)\); \}}", CSS)
+    assert found, f"no colour for .{tone}"
+    return found.group(1)
+
+
+@pytest.mark.parametrize("theme", ["light", "system-dark", "dark"])
+def test_every_chart_tone_stands_out_from_the_card_in_each_theme(theme):
+    colours = blocks()[theme]
+    weak = {
+        tone: round(contrast(colours[tone_variable(tone)], colours["card"]), 2)
+        for tone in CHART_TONES
+        if contrast(colours[tone_variable(tone)], colours["card"]) < 3
+    }
+    assert not weak
+
+
+def test_the_charts_write_no_colour_of_their_own():
+    for path in (
+        "templates/dashboard/overview.html",
+        "dashboard/charts.py",
+        "dashboard/overview.py",
+    ):
+        assert COLOUR.findall((ROOT / path).read_text()) == [], path
+    for rule in (
+        r"\.chart svg text \{ fill: var\(--ink\)",
+        r"\.chart svg rect\.bar \{ fill: var\(--tone\)",
+        r"\.chart svg rect\.segment \{ fill: var\(--tone\)",
+        r"\.swatch \{ background: var\(--tone\)",
+    ):
+        assert re.search(rule, CSS), rule  # fmt: skip
