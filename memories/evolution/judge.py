@@ -33,6 +33,7 @@ DISPLACING = ("contradicts", "supersedes")
 # CROSS_SURE it is only linked, never answered with the other memory (a write is not lost).
 CROSS_FLOOR = 0.86
 CROSS_SURE = 0.90
+CROSS_UNSURE = 0.55  # under memories.services.relations.HOLDING_CONFIDENCE: proposed only
 RUNNER_UP = 0.3  # the next best reading stands in only when the model gives it this much
 # The share of the shorter statement's terms the two have in common. Of the tuned pairs in
 # one language that replace or contradict each other, 95% share at least 0.2 (median 0.6).
@@ -120,4 +121,17 @@ def judge(
         confidence = max(confidence, ruled.confidence)
     if relation == "duplicate" and pair.cross_language and (cosine or 0.0) < CROSS_SURE:
         confidence = min(confidence, SURE_DUPLICATE - 0.05)
+    if (
+        relation in DISPLACING
+        and pair.cross_language
+        and (cosine or 0.0) < CROSS_SURE
+        and not (
+            ruled is not None and ruled.relation == relation and ruled.confidence >= SURE_CLAUSE
+        )
+    ):
+        # Across languages a "not" or an "instead of" aligns with nothing: notes of one
+        # project on other topics read as clashes at 0.85-0.87 ("pnpm-lock.yaml is committed
+        # …" / kite 只用 pnpm 装包，不要用 npm). Such a verdict is linked and proposed to the
+        # owner, and never acts on its own (never holds a write, never retires a memory).
+        confidence = min(confidence, CROSS_UNSURE)
     return Verdict(relation, confidence, pair.evidence)

@@ -45,10 +45,21 @@ def _match(new: sig.Clause, old: sig.Clause) -> ClauseMatch | None:
     if not (same_claim or rival):
         return None
     # A flip of polarity is a contradiction only between clauses making one claim: a
-    # clause that adds its own negated detail ("…, never floats") is not one.
-    one_claim = same_claim and (jaccard >= 0.6 or (len(new_only) <= 2 and len(old_only) <= 2))
+    # clause that adds its own negated detail ("…, never floats") is not one, and neither
+    # is a bare word of a list ("tests are excluded" against the "test" of "setup, test,
+    # lint, run"; "Never use npm" against "Use npm." is one).
+    one_claim = (
+        same_claim
+        and not (_bare(new) or _bare(old))
+        and (jaccard >= 0.6 or (len(new_only) <= 2 and len(old_only) <= 2))
+    )
     opposed = sig.opposition(new, old) if one_claim else None
     return ClauseMatch(jaccard, opposed, new_only, old_only, shared)
+
+
+def _bare(clause: sig.Clause) -> bool:
+    """One term and no word that says anything of it: an item of a list."""
+    return len(clause.terms) == 1 and not clause.positive and not clause.negative
 
 
 @lru_cache(maxsize=4096)

@@ -16,6 +16,7 @@ from memories.evolution.compare import FEATURES, compare
 from memories.evolution.model import load
 from memories.evolution.signals import crossed
 from memories.models import Memory
+from memories.services import memory_confirm
 from tests.memories.helpers import remember
 
 pytestmark = pytest.mark.django_db
@@ -104,6 +105,40 @@ def test_a_negation_elsewhere_is_no_clash(agent_actor, other_agent_actor):
     assert relations.get(first.id) not in {"contradicts", "supersedes"}
     assert Memory.objects.get(pk=second.id).status == "active"
     assert Memory.objects.get(pk=first.id).status == "active"
+
+
+def test_a_clash_read_across_languages_is_only_proposed_to_the_owner(owner_actor, agent_actor):
+    # Notes on neighbouring topics sit at cosine 0.85-0.87 across languages, and a "not" or
+    # an "instead of" aligns with nothing there: the owner decides, the write is not held.
+    rule = remember(owner_actor, scope_type="global",
+                    content="我用 Neovim 加 tmux，不要往仓库里加 VS Code 专用的配置文件。")  # fmt: skip
+    memory_confirm(actor=owner_actor, memory_id=rule.id)
+    note = remember(agent_actor, kind="fact", **DOCS, content=(
+        "tsconfig turns on strict and noUncheckedIndexedAccess; fix the types instead of "
+        "casting with `as`."))  # fmt: skip
+    assert Memory.objects.get(pk=note.id).status == "active"
+    assert not note.stands
+    for item in note.relations:
+        assert item["action"] != "disputed"
+        if item["relation"] in {"contradicts", "supersedes"}:
+            assert item["confidence"] < 0.6
+    assert Memory.objects.get(pk=rule.id).status == "active"
+
+
+def test_a_bare_word_of_a_list_is_no_claim_to_contradict(owner_actor, agent_actor):
+    rule = remember(owner_actor, kind="procedure", **DOCS,
+                    content="Every repo should expose the same verbs through a Makefile: setup, test, lint, run.")  # fmt: skip
+    memory_confirm(actor=owner_actor, memory_id=rule.id)
+    note = remember(agent_actor, kind="fact", **DOCS, content=(
+        "mypy runs in strict mode over src/sieve only; tests are excluded, and pandas-stubs "
+        "isn't installed since we don't use pandas."))  # fmt: skip
+    assert Memory.objects.get(pk=note.id).status == "active"
+    assert rule.id not in {
+        item["id"] for item in note.relations if item["relation"] in {"contradicts", "supersedes"}
+    }
+    # a word that says something of the name still makes a claim
+    assert compare("Use npm. Never use pnpm", "Use pnpm. Never use npm", 0.99).ruled.relation == (
+        "contradicts")  # fmt: skip
 
 
 def test_crossed_terms_are_what_one_denies_and_the_other_states():
