@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils.safestring import SafeString
 
 from dashboard.diff import word_diff
@@ -103,9 +103,10 @@ def quarantine_events(user) -> QuerySet[MemoryEvent]:
 
 
 def quarantined_memories(user) -> QuerySet[Memory]:
-    """Disputed memories still held since they were quarantined as instructions to agents."""
-    held = quarantine_events(user).values("memory_id")
-    return disputed_memories(user).filter(held=True, pk__in=held)
+    """Disputed memories still held since they were quarantined as instructions to agents.
+    Each held memory's own creation is looked up (a few per store), never every memory's."""
+    created_quarantined = quarantine_events(user).filter(memory=OuterRef("pk"))
+    return disputed_memories(user).filter(held=True).filter(Exists(created_quarantined))
 
 
 def conflict_memory_ids(user) -> set[str]:
