@@ -31,6 +31,7 @@ HARD_TIMEOUT = 1.0  # seconds, from process start to exit, whatever happens
 MAX_BATCH_ITEMS = 500  # the server takes ≤ 1,000 items and ≤ 2 MB per batch
 MAX_BATCH_BYTES = 1_500_000
 MAX_LINE_BYTES = 1_000_000  # a bigger line (an inlined image) could never be sent: skip it
+SEND_RESERVE, TRANSCRIPT_POLL = 0.4, 0.02  # seconds: left for sending; between two looks
 
 AGENTS = {
     "claude-stop": ("claude_code", "claude-code", "Stop"),
@@ -158,7 +159,7 @@ def _capture(payload: dict, source: str, settings: dict, deadline: float) -> boo
     workspace, project_key = _workspace(payload)
     path = watermark_path(source, session_id)
     mark = read_watermark(path, transcript)
-    size = os.path.getsize(transcript)
+    size = _written_size(transcript, deadline)
     if size < mark["offset"]:
         mark = {"offset": 0, "lines": 0}  # rewritten or truncated: read it again from the start
     sent = False
@@ -176,6 +177,19 @@ def _capture(payload: dict, source: str, settings: dict, deadline: float) -> boo
                 path, json.dumps({"session_id": session_id, "transcript_path": transcript, **mark})
             )
     return sent
+
+
+def _written_size(transcript: str, deadline: float) -> int:
+    """The transcript's size once the agent has created it: the Stop hook can start a few
+    milliseconds before the agent writes a new session's file. Waits while SEND_RESERVE
+    of the hook's time is left for sending; a file still missing then is sent next time."""
+    while True:
+        try:
+            return os.path.getsize(transcript)
+        except FileNotFoundError:
+            if deadline - time.monotonic() <= SEND_RESERVE:
+                raise TimeoutError(f"timed out waiting for the transcript {transcript}") from None
+            time.sleep(TRANSCRIPT_POLL)
 
 
 def _next_lines(file) -> tuple[list, int, int]:

@@ -7,11 +7,13 @@ items each one carried; processing and replays end to end are in test_end_to_end
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 import pytest
 
 from capture.models import CaptureBatch, CaptureThread
-from continuity_client.hooks import MAX_BATCH_ITEMS
+from continuity_client.hooks import MAX_BATCH_ITEMS, _written_size
 from tests.client.conftest import SHOP
 from tests.client.helpers import continuity, hook_log
 
@@ -180,8 +182,26 @@ def test_a_missing_transcript_file_fails_open(home, tmp_path, dead_url):
         CONTINUITY_TOKEN="cont_pat_x",
     )
 
-    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
-    assert "FileNotFoundError" in hook_log(home)
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "") and run.seconds < 1.5
+    assert "timed out waiting for the transcript" in hook_log(home)
+    assert watermark(home) is None
+
+
+def test_the_hook_waits_for_a_transcript_the_agent_has_not_created_yet(tmp_path):
+    # The agent can start its Stop hook a few milliseconds before it creates a new
+    # session's transcript file: the hook waits for it while it has time to send.
+    transcript = tmp_path / "late.jsonl"
+    writer = threading.Timer(0.1, transcript.write_text, args=(line(1),),
+                             kwargs={"encoding": "utf-8"})  # fmt: skip
+    writer.start()
+    try:
+        size = _written_size(str(transcript), time.monotonic() + 5.0)
+    finally:
+        writer.join()
+    assert size == len(line(1).encode("utf-8"))
+
+    with pytest.raises(TimeoutError, match="timed out waiting for the transcript"):
+        _written_size(str(tmp_path / "never.jsonl"), time.monotonic() + 0.5)
 
 
 def test_codex_stop_sends_the_rollout_as_codex_and_skips_a_null_transcript(
