@@ -149,15 +149,18 @@ class OwnerIndex:
             for block in (self.blocks.get(key) for key in keys)
             if block is not None and block.size and block.dimension == queries.shape[1]
         ]
-        scores = [np.empty(block.size, dtype=np.float32) for block in blocks]
+        # Each block's rows as they are now: another request may append to a block while
+        # this one scores it, and only the rows counted here have scores.
+        sizes = [block.size for block in blocks]
+        scores = [np.empty(size, dtype=np.float32) for size in sizes]
         # Equal shares of rows; a share may span blocks.
         shares: list[list] = [[] for _ in range(_SCORERS)]
-        total = sum(block.size for block in blocks)
+        total = sum(sizes)
         quota, taken, share = -(-total // _SCORERS) if total else 1, 0, 0
-        for block, out in zip(blocks, scores):
+        for block, size, out in zip(blocks, sizes, scores):
             start = 0
-            while start < block.size:
-                stop = min(block.size, start + quota - taken)
+            while start < size:
+                stop = min(size, start + quota - taken)
                 shares[share].append((block, start, stop, out[start:stop]))
                 taken += stop - start
                 start = stop
@@ -177,7 +180,7 @@ class OwnerIndex:
 
         found: list[tuple] = []
         for block, block_scores in zip(blocks, scores):
-            take = min(limit, block.size)
+            take = min(limit, len(block_scores))
             top = np.argpartition(-block_scores, take - 1)[:take]
             found.extend(
                 (memory_id, float(block_scores[row]))

@@ -68,3 +68,26 @@ def test_the_index_starts_over_when_its_newest_row_went_away(owner, two_memories
     MemoryVector.objects.filter(memory_id=logs).delete()
     index = owner_index(owner.pk, MODEL)
     assert [pk for pk, _ in index.nearest(axis(1)[None], GLOBAL, 5)] == [deploys]
+
+
+def test_rows_another_request_appends_while_a_search_scores_wait_for_the_next_search(
+    owner, two_memories
+):
+    deploys, logs = two_memories
+    index = owner_index(owner.pk, MODEL)
+    block = index.blocks[GLOBAL[0]]
+    score_rows = block.score_rows
+
+    appended = []
+
+    def scored_while_another_request_appends(*args):
+        score_rows(*args)
+        while len(appended) < 5:
+            appended.append(uuid.uuid4())
+            block.append(appended[-1], axis(3))
+
+    block.score_rows = scored_while_another_request_appends
+    found = index.nearest(axis(0)[None], GLOBAL, 5)
+    assert [pk for pk, _ in found] == [deploys, logs]  # the rows counted when it began
+    del block.score_rows
+    assert {pk for pk, _ in index.nearest(axis(3)[None], GLOBAL, 10)} == {deploys, logs, *appended}
